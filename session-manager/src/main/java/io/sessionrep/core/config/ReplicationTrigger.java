@@ -1,0 +1,21 @@
+package io.sessionrep.core.config;
+
+/** {@code replication-trigger}: when session state is sent to the backups. */
+public enum ReplicationTrigger {
+    /** Once, when the outermost request that used the session completes. The default. */
+    ON_REQUEST_END("on-request-end"),
+    /** On every setAttribute/removeAttribute. Not yet active: accepted and reported at start-up. */
+    ON_ATTRIBUTE_MODIFY("on-attribute-modify"),
+    /** Only on orderly shutdown. Not yet active: accepted and reported at start-up. */
+    ON_SHUTDOWN("on-shutdown");
+
+    private final String optionValue;
+
+    ReplicationTrigger(String optionValue) {
+        this.optionValue = optionValue;
+    }
+
+    public String optionValue() {
+        return optionValue;
+    }
+}

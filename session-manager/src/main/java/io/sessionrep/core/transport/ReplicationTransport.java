@@ -1,0 +1,43 @@
+package io.sessionrep.core.transport;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Moves opaque replication messages between cluster members. The core builds and parses the messages;
+ * a transport only delivers bytes, knows the membership, and correlates requests with replies.
+ *
+ * <p>Lifecycle: construct, {@link #start}, use, {@link #close}. Contracts every implementation keeps:
+ * <ul>
+ *   <li>messages from one member to another are delivered in send order (one-way and requests alike);</li>
+ *   <li>{@link #send} and {@link #broadcast} never wait for the receiver to process the message;</li>
+ *   <li>{@link #request} never blocks the caller: the future completes with the reply, or exceptionally
+ *       when the timeout passes or the target leaves;</li>
+ *   <li>this member never receives its own broadcasts.</li>
+ * </ul>
+ */
+public interface ReplicationTransport extends AutoCloseable {
+
+    /** Joins the cluster. Returns once this node is a member (alone, if nobody else is reachable). */
+    void start(MessageReceiver receiver) throws TransportException;
+
+    /** This node. */
+    Member localMember();
+
+    /** The current view, this node included, in the same order on every member. */
+    List<Member> members();
+
+    /** One-way message to one member. Silently dropped if {@code target} is no longer a member. */
+    void send(Member target, byte[] message);
+
+    /** Request to one member; completes with the bytes its receiver returned. */
+    CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout);
+
+    /** One-way message to every other member. */
+    void broadcast(byte[] message);
+
+    /** Leaves the cluster and releases sockets and threads. Idempotent. */
+    @Override
+    void close();
+}
