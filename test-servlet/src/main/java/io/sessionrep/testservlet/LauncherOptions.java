@@ -1,0 +1,126 @@
+package io.sessionrep.testservlet;
+
+import io.sessionrep.core.config.ConfigException;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The command line of {@link NodeLauncher}: {@code --name=value} flags. Three are the launcher's own
+ * ({@code --http-port}, {@code --replication=on|off}, {@code --help}); every other flag is a replication
+ * option under its canonical name (SPEC section 2), passed unchanged to {@code ReplicationConfig.fromMap},
+ * which validates it.
+ *
+ * @param httpPort           HTTP port of the node; 0 picks a free one
+ * @param replication        false runs a plain Jetty node (sessions stay local)
+ * @param help               print {@link #usage()} and exit
+ * @param replicationOptions canonical option name to value, in command-line order
+ */
+public record LauncherOptions(int httpPort, boolean replication, boolean help,
+                              Map<String, String> replicationOptions) {
+
+    public static final int DEFAULT_HTTP_PORT = 8080;
+
+    public LauncherOptions {
+        replicationOptions = Collections.unmodifiableMap(new LinkedHashMap<>(replicationOptions));
+    }
+
+    /** Parses the command line; a malformed flag or a bad launcher value is a {@link ConfigException}. */
+    public static LauncherOptions parse(String... args) {
+        int httpPort = DEFAULT_HTTP_PORT;
+        boolean replication = true;
+        boolean help = false;
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String arg : args) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                help = true;
+                continue;
+            }
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("--") || eq < 3) {
+                String name = arg.startsWith("--") ? arg.substring(2) : arg;
+                throw new ConfigException(name, "'" + arg + "' is not allowed; expected --name=value (see --help)");
+            }
+            String name = arg.substring(2, eq);
+            String value = arg.substring(eq + 1);
+            switch (name) {
+                case "http-port" -> httpPort = parsePort(value);
+                case "replication" -> replication = parseOnOff(value);
+                default -> {
+                    if (options.put(name, value) != null) {
+                        throw new ConfigException(name, "given twice; expected each option once");
+                    }
+                }
+            }
+        }
+        return new LauncherOptions(httpPort, replication, help, options);
+    }
+
+    /** The node's name: the {@code node-name} option, or {@code fallback}. */
+    public String nodeName(String fallback) {
+        return replicationOptions.getOrDefault("node-name", fallback);
+    }
+
+    private static int parsePort(String value) {
+        try {
+            int port = Integer.parseInt(value);
+            if (port >= 0 && port <= 65535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("http-port", "'" + value + "' is not allowed; expected a port from 0 to 65535"
+                + " (0 = any free port)");
+    }
+
+    private static boolean parseOnOff(String value) {
+        return switch (value) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new ConfigException("replication",
+                    "'" + value + "' is not allowed; expected on or off");
+        };
+    }
+
+    /** The text of {@code --help}. */
+    public static String usage() {
+        return """
+                usage: java -jar sessionrep-node.jar [--name=value ...]
+
+                Starts one embedded Jetty 12 (ee10) node serving the test servlet at /session,
+                with replicated sessions unless --replication=off. Prints
+                  READY node=<name> http=http://127.0.0.1:<port>/session
+                once it serves. A bad option exits with code 2.
+
+                launcher flags:
+                  --http-port=N              HTTP port on 127.0.0.1 (default 8080; 0 = any free port)
+                  --replication=on|off       off: plain Jetty sessions, no cluster (default on)
+                  --help                     this text
+
+                replication options (canonical names, SPEC section 2; validated by ReplicationConfig):
+                  --node-name=NAME           unique node name, also the session-id route suffix
+                  --replication-mode=M       async | sync (default async)
+                  --sync-timeout=D           e.g. 500ms (default 500ms)
+                  --replication-trigger=T    on-request-end | on-attribute-modify | on-shutdown
+                  --write-quota=N            backups per session, 0 = none (default 1)
+                  --allow-colocation=B       true | false (default true)
+                  --machine-id=ID            what "same machine" means (default: host name)
+                  --discovery=D              static | multicast | dynamic (default static)
+                  --cluster-name=NAME        default sessions
+                  --bind-address=HOST        replication traffic address (default 127.0.0.1)
+                  --bind-port=N              replication traffic port (default auto)
+                  --peers=H:P[,H:P...]       static discovery peers (a ring is enough)
+                  --multicast-address=A      default 228.8.8.8
+                  --multicast-port=N         default 45588
+                  --max-session-size=BYTES   larger sessions are not replicated (default 1MiB)
+                  --cluster-key=SECRET       encrypt and authenticate replication traffic
+                  --serialization-allowlist=P[,P...]  application packages/classes allowed in sessions
+
+                example:
+                  java -jar sessionrep-node.jar --http-port=8081 --node-name=node-b \\
+                       --bind-port=7801 --peers=127.0.0.1:7800 --replication-mode=sync
+                """;
+    }
+}

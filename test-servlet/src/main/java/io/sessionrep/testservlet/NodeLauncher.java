@@ -1,0 +1,100 @@
+package io.sessionrep.testservlet;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sessionrep.core.config.ConfigException;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.jetty.ReplicatedSessions;
+
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Starts ONE test node: embedded Jetty with the test servlet at {@code /session}, and unless
+ * {@code --replication=off}, replicated sessions configured from the other flags (see
+ * {@link LauncherOptions#usage()}).
+ *
+ * <p>Contract with parent processes ({@link LocalCluster}, scripts): once serving, exactly one line
+ * {@code READY node=<name> http=http://127.0.0.1:<port>/session} on stdout; a configuration error prints
+ * {@code configuration error: <message>} on stderr and exits 2; any other start-up failure exits 1.
+ * SIGTERM stops the node in order; SIGKILL is the crash the fail-over tests want.
+ */
+public final class NodeLauncher {
+
+    public static final String READY_PREFIX = "READY node=";
+    public static final int EXIT_CONFIGURATION_ERROR = 2;
+    public static final int EXIT_STARTUP_FAILED = 1;
+
+    private NodeLauncher() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        NodeServer node;
+        try {
+            LauncherOptions options = LauncherOptions.parse(args);
+            if (options.help()) {
+                System.out.print(LauncherOptions.usage());
+                return;
+            }
+            node = start(options, new SimpleMeterRegistry(), System.err);
+        } catch (Exception e) {
+            ConfigException config = configurationError(e);
+            if (config != null) {
+                System.err.println("configuration error: " + config.getMessage());
+                System.exit(EXIT_CONFIGURATION_ERROR);
+            }
+            System.err.println("startup failed: " + e);
+            e.printStackTrace(System.err);
+            System.exit(EXIT_STARTUP_FAILED);
+            return;
+        }
+        System.out.println(readyLine(node));
+        System.out.flush();
+        node.join();
+    }
+
+    /** Builds and starts the node described by {@code options}. */
+    static NodeServer start(LauncherOptions options, MeterRegistry meters, PrintStream warnings) throws Exception {
+        NodeServer node;
+        if (options.replication()) {
+            ReplicationConfig config = ReplicationConfig.fromMap(options.replicationOptions());
+            node = new NodeServer(config.nodeName(), options.httpPort(),
+                    context -> ReplicatedSessions.install(context, config, meters));
+        } else {
+            Map<String, String> ignored = new LinkedHashMap<>(options.replicationOptions());
+            ignored.remove("node-name");
+            if (!ignored.isEmpty()) {
+                warnings.println("replication is off: ignoring " + ignored.keySet());
+            }
+            String name = options.nodeName("node");
+            node = new NodeServer(name, options.httpPort(), context -> NodeServer.routeSessionIds(context, name));
+        }
+        try {
+            node.start();
+        } catch (Exception e) {
+            node.close();
+            throw e;
+        }
+        return node;
+    }
+
+    static String readyLine(NodeServer node) {
+        return READY_PREFIX + node.nodeName() + " http=" + node.sessionUri();
+    }
+
+    /** The ConfigException behind {@code e} (containers wrap what fails during start), or null. */
+    static ConfigException configurationError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ConfigException config) {
+                return config;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (suppressed instanceof ConfigException config) {
+                    return config;
+                }
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,175 @@
+package io.sessionrep.testservlet;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One node JVM started by {@link LocalCluster}: its output (stdout and stderr) goes to a log file, its
+ * READY line is awaited and echoed, and it can be stopped in order or killed.
+ */
+public final class NodeProcess {
+
+    private static final int LOG_TAIL_LINES = 40;
+
+    private final String name;
+    private final int bindPort;
+    private final Path logFile;
+    private final Process process;
+    private final CompletableFuture<URI> ready = new CompletableFuture<>();
+
+    private NodeProcess(String name, int bindPort, Path logFile, Process process) {
+        this.name = name;
+        this.bindPort = bindPort;
+        this.logFile = logFile;
+        this.process = process;
+    }
+
+    /** Starts the JVM; returns at once (see {@link #awaitReady}). */
+    static NodeProcess launch(String name, int bindPort, List<String> command, Path logFile, PrintStream echo)
+            throws IOException {
+        Files.createDirectories(logFile.getParent());
+        Writer log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
+        log.write("# " + String.join(" ", command) + "\n");
+        log.flush();
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        NodeProcess node = new NodeProcess(name, bindPort, logFile, process);
+        Thread pump = new Thread(() -> node.pump(log, echo), "log-" + name);
+        pump.setDaemon(true);
+        pump.start();
+        return node;
+    }
+
+    /** Copies the node's output to its log, completing {@link #ready} on the READY line. */
+    private void pump(Writer log, PrintStream echo) {
+        try (log; BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                log.write(line);
+                log.write('\n');
+                log.flush();
+                if (!ready.isDone() && line.startsWith(NodeLauncher.READY_PREFIX)) {
+                    if (echo != null) {
+                        echo.println("[" + name + "] " + line);
+                    }
+                    ready.complete(URI.create(line.substring(line.indexOf("http=") + "http=".length()).trim()));
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone; completion below says so
+        } finally {
+            ready.completeExceptionally(new IllegalStateException(
+                    name + " exited before it was READY (exit code " + exitCodeText() + ")"));
+        }
+    }
+
+    /**
+     * Waits for the READY line. Throws {@link NodeStartException} (with the log's tail) when the node
+     * exits first or {@code timeout} passes; a timed-out node is killed.
+     */
+    void awaitReady(Duration timeout) throws InterruptedException {
+        try {
+            ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            process.waitFor(5, TimeUnit.SECONDS);
+            throw new NodeStartException(name, exitCodeOrNull(), e.getCause().getMessage(), logTail());
+        } catch (TimeoutException e) {
+            kill9();
+            throw new NodeStartException(name, null, name + " was not READY within " + timeout, logTail());
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** The replication (JGroups) port this node was given. */
+    public int bindPort() {
+        return bindPort;
+    }
+
+    public Path logFile() {
+        return logFile;
+    }
+
+    /** {@code http://127.0.0.1:<port>/session}, from the READY line. */
+    public URI sessionUri() {
+        if (!ready.isDone() || ready.isCompletedExceptionally()) {
+            throw new IllegalStateException(name + " is not READY");
+        }
+        return ready.join();
+    }
+
+    /**
+     * Kills the node the hard way and waits until it is gone. {@link Process#destroyForcibly()} sends
+     * SIGKILL on Linux (plain {@code destroy()} sends SIGTERM), so no shutdown hook or orderly leave runs:
+     * a crash. The exit code is then 137 (128 + 9), which the integration tests check.
+     */
+    public int kill9() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + " (pid " + pid() + ") still alive 30s after SIGKILL");
+        }
+        return process.exitValue();
+    }
+
+    /** SIGTERM: the node stops Jetty and leaves the cluster; SIGKILL after {@code grace}. */
+    public int stop(Duration grace) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+            return kill9();
+        }
+        return process.exitValue();
+    }
+
+    /** The last lines of the node's log. */
+    public String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Integer exitCodeOrNull() {
+        return process.isAlive() ? null : process.exitValue();
+    }
+
+    private String exitCodeText() {
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Integer code = exitCodeOrNull();
+        return code == null ? "none, still running" : code.toString();
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + pid() + ")";
+    }
+}

@@ -1,0 +1,83 @@
+package io.sessionrep.testservlet;
+
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.session.DefaultSessionIdManager;
+
+import java.net.URI;
+import java.util.function.Consumer;
+
+/**
+ * One embedded Jetty 12 (ee10) server on 127.0.0.1 with a session-enabled context at {@code /} and the
+ * {@link SessionTestServlet} at {@code /session}. The session setup of the context can be changed (for
+ * replication) between construction and {@link #start}.
+ */
+public final class NodeServer implements AutoCloseable {
+
+    public static final String HOST = "127.0.0.1";
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final ServletContextHandler context;
+    private final String nodeName;
+
+    /**
+     * @param contextSetup runs after the context is built and attached to the server, before start
+     *                     (e.g. installs replicated sessions)
+     */
+    public NodeServer(String nodeName, int httpPort, Consumer<ServletContextHandler> contextSetup) {
+        this.nodeName = nodeName;
+        this.server = new Server();
+        this.connector = new ServerConnector(server);
+        connector.setHost(HOST);
+        connector.setPort(httpPort);
+        server.addConnector(connector);
+
+        context = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        context.setContextPath("/");
+        context.setInitParameter(SessionTestServlet.NODE_NAME_PARAMETER, nodeName);
+        context.addServlet(SessionTestServlet.class, "/session");
+        server.setHandler(context);
+        // SIGTERM / System.exit stop Jetty (and with it the context's replication node) in order
+        server.setStopAtShutdown(true);
+        contextSetup.accept(context);
+    }
+
+    /**
+     * Plain Jetty sessions with the node name as the id's route suffix ({@code <id>.node-a}), as sticky load
+     * balancers expect. For nodes without replication only: replicated sessions bring their own ids.
+     */
+    public static void routeSessionIds(ServletContextHandler context, String nodeName) {
+        DefaultSessionIdManager ids = new DefaultSessionIdManager(context.getServer());
+        ids.setWorkerName(nodeName);
+        context.getServer().addBean(ids, true);
+    }
+
+    public void start() throws Exception {
+        server.start();
+    }
+
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** The bound HTTP port (the real one when 0 was asked for). Valid after {@link #start}. */
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    /** {@code http://127.0.0.1:<port>/session}. Valid after {@link #start}. */
+    public URI sessionUri() {
+        return URI.create("http://" + HOST + ":" + port() + "/session");
+    }
+
+    public void join() throws InterruptedException {
+        server.join();
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+}

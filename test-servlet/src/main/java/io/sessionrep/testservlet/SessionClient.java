@@ -1,0 +1,93 @@
+package io.sessionrep.testservlet;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One simulated user of the test servlet: holds its own {@code JSESSIONID} cookie and sends it to
+ * whichever node a call names, taking the new value from any {@code Set-Cookie} answer (like a browser
+ * behind a load balancer that just switched nodes). One instance per user; share the {@link HttpClient}.
+ */
+public final class SessionClient {
+
+    public static final String COOKIE = "JSESSIONID";
+
+    private final HttpClient http;
+    private final Duration requestTimeout;
+    private volatile String cookie;
+
+    public SessionClient(HttpClient http, Duration requestTimeout) {
+        this.http = Objects.requireNonNull(http);
+        this.requestTimeout = Objects.requireNonNull(requestTimeout);
+    }
+
+    /** A client for local nodes: HTTP/1.1, 5 s connect timeout, no cookie store (cookies are explicit). */
+    public static HttpClient newHttpClient() {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+    }
+
+    /** The current {@code JSESSIONID} value (with the container's route suffix, if any), or null. */
+    public String cookie() {
+        return cookie;
+    }
+
+    public void cookie(String value) {
+        this.cookie = value;
+    }
+
+    public SessionReply initialize(URI sessionUri, int number, int sizeKiB) throws IOException, InterruptedException {
+        return send(sessionUri, "mode=initialize&number=" + number + "&size=" + sizeKiB);
+    }
+
+    public SessionReply process(URI sessionUri) throws IOException, InterruptedException {
+        return send(sessionUri, "mode=process");
+    }
+
+    public SessionReply verify(URI sessionUri) throws IOException, InterruptedException {
+        return send(sessionUri, "mode=verify");
+    }
+
+    public SessionReply destroy(URI sessionUri) throws IOException, InterruptedException {
+        return send(sessionUri, "mode=destroy");
+    }
+
+    /** GET {@code sessionUri?query} with this user's cookie. */
+    public SessionReply send(URI sessionUri, String query) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(sessionUri + "?" + query))
+                .timeout(requestTimeout)
+                .GET();
+        String current = cookie;
+        if (current != null) {
+            request.header("Cookie", COOKIE + "=" + current);
+        }
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        String set = setCookie(response);
+        if (set != null) {
+            cookie = set.isEmpty() ? null : set;
+        }
+        return new SessionReply(response.statusCode(), JsonFields.parse(response.body()), set);
+    }
+
+    /** The JSESSIONID value an answer sets ("" when it deletes the cookie), or null. */
+    static String setCookie(HttpResponse<?> response) {
+        for (String header : response.headers().allValues("set-cookie")) {
+            if (header.startsWith(COOKIE + "=")) {
+                int end = header.indexOf(';');
+                String value = header.substring(COOKIE.length() + 1, end < 0 ? header.length() : end).trim();
+                boolean deleted = header.toLowerCase(Locale.ROOT).contains("max-age=0");
+                return deleted ? "" : value;
+            }
+        }
+        return null;
+    }
+}
