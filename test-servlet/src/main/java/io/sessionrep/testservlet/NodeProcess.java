@@ -30,6 +30,8 @@ public final class NodeProcess {
     private final Path logFile;
     private final Process process;
     private final CompletableFuture<URI> ready = new CompletableFuture<>();
+    /** Completes when the process's output has ended and is all in the log file. */
+    private final CompletableFuture<Void> logComplete = new CompletableFuture<>();
 
     private NodeProcess(String name, int bindPort, Path logFile, Process process) {
         this.name = name;
@@ -72,6 +74,7 @@ public final class NodeProcess {
         } catch (IOException e) {
             // the process is gone; completion below says so
         } finally {
+            logComplete.complete(null);
             ready.completeExceptionally(new IllegalStateException(
                     name + " exited before it was READY (exit code " + exitCodeText() + ")"));
         }
@@ -86,6 +89,7 @@ public final class NodeProcess {
             ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             process.waitFor(5, TimeUnit.SECONDS);
+            awaitLogComplete();
             throw new NodeStartException(name, exitCodeOrNull(), e.getCause().getMessage(), logTail());
         } catch (TimeoutException e) {
             kill9();
@@ -123,25 +127,42 @@ public final class NodeProcess {
     }
 
     /**
-     * Kills the node the hard way and waits until it is gone. {@link Process#destroyForcibly()} sends
-     * SIGKILL on Linux (plain {@code destroy()} sends SIGTERM), so no shutdown hook or orderly leave runs:
-     * a crash. The exit code is then 137 (128 + 9), which the integration tests check.
+     * Kills the node the hard way and waits until it is gone: {@code destroyForcibly()} sends SIGKILL on Linux
+     * (plain {@code destroy()} sends SIGTERM), so no shutdown hook or orderly leave runs: a crash. The exit
+     * code is then 137 (128 + 9), which {@code LocalClusterIT} checks.
+     *
+     * <p>Sent through {@link Process#toHandle()}: the same signal as {@link Process#destroyForcibly()}, but
+     * that one also closes our end of the node's output pipe, and the log would lose its last lines.
      */
     public int kill9() throws InterruptedException {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException(name + " (pid " + pid() + ") still alive 30s after SIGKILL");
         }
+        awaitLogComplete();
         return process.exitValue();
     }
 
-    /** SIGTERM: the node stops Jetty and leaves the cluster; SIGKILL after {@code grace}. */
+    /**
+     * SIGTERM: the node stops Jetty and leaves the cluster; SIGKILL after {@code grace}. Through the
+     * {@link ProcessHandle} (see {@link #kill9()}) so what the node logs while stopping reaches its log.
+     */
     public int stop(Duration grace) throws InterruptedException {
-        process.destroy();
+        process.toHandle().destroy();
         if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
             return kill9();
         }
+        awaitLogComplete();
         return process.exitValue();
+    }
+
+    /** After the process ended: its last lines reach the log file (bounded wait). */
+    private void awaitLogComplete() throws InterruptedException {
+        try {
+            logComplete.get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // the log may miss its last lines; nothing else depends on it
+        }
     }
 
     /** The last lines of the node's log. */
