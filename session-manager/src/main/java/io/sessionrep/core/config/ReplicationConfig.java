@@ -106,6 +106,11 @@ public final class ReplicationConfig {
     /** {@code async-queue-bytes}: bound of the async sender's queue in bytes. Default 64 MiB. */
     public long asyncQueueBytes() { return asyncQueueBytes; }
 
+    /** Warnings for accepted options that are not active yet (logged at start-up). */
+    public List<String> notYetActive() {
+        return List.of();
+    }
+
     /** Mutable, validating builder. */
     public static final class Builder {
         private String nodeName = "node-" + Long.toHexString(System.nanoTime() & 0xffffL);
