@@ -117,6 +117,8 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
                   --max-session-size=BYTES   larger sessions are not replicated (default 1MiB)
                   --cluster-key=SECRET       encrypt and authenticate replication traffic
                   --serialization-allowlist=P[,P...]  application packages/classes allowed in sessions
+                  --async-queue-entries=N    bound of the async sender's queue (default 10000)
+                  --async-queue-bytes=BYTES  bound of the async sender's queue (default 64MiB)
 
                 example:
                   java -jar sessionrep-node.jar --http-port=8081 --node-name=node-b \\

@@ -1,6 +1,7 @@
 package io.sessionrep.testservlet;
 
 import io.sessionrep.core.config.ConfigException;
+import io.sessionrep.core.config.ReplicationConfig;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -51,6 +52,13 @@ class LauncherOptionsTest {
         assertTrue(LauncherOptions.usage().contains("--http-port"));
         assertTrue(LauncherOptions.usage().contains("--replication-mode"));
         assertTrue(LauncherOptions.parse("-h").help());
+    }
+
+    @Test
+    void helpNamesEveryReplicationOption() {
+        for (String option : ReplicationConfig.OPTION_NAMES) {
+            assertTrue(LauncherOptions.usage().contains("--" + option + "="), option);
+        }
     }
 
     @Test

@@ -18,15 +18,20 @@ final class ReplicationPieces {
     private ReplicationPieces() {
     }
 
-    static void assumeLanded() {
-        ReplicationConfig config;
+    /** The config parser ({@code ReplicationConfig.fromMap}) is implemented. */
+    static ReplicationConfig assumeConfigLanded() {
         try {
-            config = ReplicationConfig.fromMap(Map.of("node-name", "probe", "cluster-name",
+            return ReplicationConfig.fromMap(Map.of("node-name", "probe", "cluster-name",
                     "probe-" + ProcessHandle.current().pid()));
         } catch (UnsupportedOperationException e) {
             Assumptions.abort("ReplicationConfig.fromMap is still a stub: " + e.getMessage());
-            return;
+            throw e;
         }
+    }
+
+    /** The config parser and the Jetty integration are implemented. */
+    static void assumeLanded() {
+        ReplicationConfig config = assumeConfigLanded();
         try {
             // never started: installing on a context that does not start must not start a node
             ReplicatedSessions.install(new ServletContextHandler(ServletContextHandler.SESSIONS), config,
