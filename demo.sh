@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 echo "== Building the node (mvn package -pl test-servlet -am, tests skipped)"
-mvn -q -DskipTests package -pl test-servlet -am
+mvn -q -B -DskipTests package -pl test-servlet -am
 
 # exec: Ctrl-C reaches the demo JVM, whose shutdown hook kills the node processes
 exec java -Djava.net.preferIPv4Stack=true -cp test-servlet/target/sessionrep-node.jar \
