@@ -4,7 +4,6 @@ import io.sessionrep.core.config.ConfigException;
 
 import java.io.PrintStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -78,13 +77,16 @@ public final class ClusterDemo {
         }
         try {
             printNodes(cluster, out);
-            boolean survived = scenario(cluster, mode, out);
+            SessionClient user = new SessionClient(SessionClient.newHttpClient(), Duration.ofSeconds(10));
+            boolean survived = scenario(cluster, user, mode, out);
             if (!survived || exit) {
                 return survived ? 0 : 1;
             }
             out.println();
             out.println("== Survivors still running (Ctrl-C stops them):");
             printNodes(cluster, out);
+            out.println("   try: curl -s -H 'Cookie: " + SessionClient.COOKIE + "=" + user.cookie() + "' '"
+                    + cluster.alive().get(cluster.alive().size() - 1).sessionUri() + "?mode=verify'");
             Thread.currentThread().join();
             return 0;
         } finally {
@@ -92,11 +94,10 @@ public final class ClusterDemo {
         }
     }
 
-    private static boolean scenario(LocalCluster cluster, String mode, PrintStream out) throws Exception {
+    private static boolean scenario(LocalCluster cluster, SessionClient user, String mode, PrintStream out)
+            throws Exception {
         NodeProcess a = cluster.node(0);
         NodeProcess b = cluster.node(1);
-        HttpClient http = SessionClient.newHttpClient();
-        SessionClient user = new SessionClient(http, Duration.ofSeconds(10));
 
         out.println();
         out.println("== 1. Create a session on " + a.name() + ": initialize number=" + NUMBER + " size=" + SIZE_KIB
