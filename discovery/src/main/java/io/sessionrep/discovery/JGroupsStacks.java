@@ -1,5 +1,6 @@
 package io.sessionrep.discovery;
 
+import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.ReplicationConfig;
 import org.jgroups.protocols.MPING;
@@ -55,7 +56,7 @@ public final class JGroupsStacks {
     public static List<Protocol> build(ReplicationConfig config) {
         DiscoveryMode mode = config.discovery();
         if (mode == null) {
-            throw new IllegalArgumentException("discovery: no mode given; expected multicast, static or dynamic");
+            throw new ConfigException("discovery", "no mode given; expected multicast, static or dynamic");
         }
         return switch (mode) {
             case STATIC -> staticStack(config);

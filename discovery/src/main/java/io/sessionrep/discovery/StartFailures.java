@@ -36,8 +36,9 @@ public final class StartFailures {
             return "bind-port: the failure-detection ports (bind-port + " + UpperProtocols.FD_SOCK_PORT_OFFSET
                     + " and the next few) on " + where + " are all in use; choose another bind-port (" + root + ")";
         }
-        return "cannot join cluster-name '" + config.clusterName() + "' with discovery "
-                + config.discovery().optionValue() + " on bind-address " + where + ": " + root;
+        String mode = config.discovery() == null ? "(none)" : config.discovery().optionValue();
+        return "cannot join cluster-name '" + config.clusterName() + "' with discovery " + mode
+                + " on bind-address " + where + ": " + root;
     }
 
     private static <T extends Throwable> T find(Throwable failure, Class<T> type) {

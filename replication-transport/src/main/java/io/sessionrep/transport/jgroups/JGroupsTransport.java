@@ -128,6 +128,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             } catch (Exception e) {
                 String message = StartFailures.describe(config, e);
                 LOG.log(System.Logger.Level.ERROR, local + " could not start: " + message);
+                closed = true;
                 shutDown("start-up failed");
                 throw new TransportException(message, e);
             }

@@ -21,9 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A member whose process is killed (SIGKILL, no goodbye) leaves the others' view within seconds. */
+/** A member whose process is killed (no goodbye) or hangs leaves the others' view within seconds. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FailureDetectionTest {
+
+    private static final Member B = new Member("b", "b-host");
 
     private final TestNodes nodes = new TestNodes();
     private Process child;
@@ -38,30 +40,50 @@ class FailureDetectionTest {
 
     @Test
     void killedProcessIsRemovedFromTheViewAndItsPendingRequestsFail() throws Exception {
+        JGroupsTransport a = startWithChild();
+        CompletableFuture<byte[]> pending = a.request(B, "never answered".getBytes(StandardCharsets.UTF_8),
+                Duration.ofSeconds(60));
+        long killed = System.nanoTime();
+        child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no goodbye, sockets closed by the kernel
+
+        long millis = awaitAlone(a, killed, Duration.ofSeconds(15));
+        System.out.println("killed member left the view after " + millis + " ms");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(1, TimeUnit.SECONDS));
+        assertInstanceOf(TransportException.class, e.getCause());
+        assertTrue(millis < 5_000, "detection took " + millis + " ms");
+    }
+
+    @Test
+    void hungProcessIsRemovedAfterTheHeartbeatTimeout() throws Exception {
+        JGroupsTransport a = startWithChild();
+        long stopped = System.nanoTime();
+        Process stop = new ProcessBuilder("kill", "-STOP", String.valueOf(child.pid())).start(); // sockets stay open
+        assertTrue(stop.waitFor(10, TimeUnit.SECONDS) && stop.exitValue() == 0, "kill -STOP failed");
+
+        long millis = awaitAlone(a, stopped, Duration.ofSeconds(30));
+        System.out.println("hung member left the view after " + millis + " ms");
+        assertTrue(millis < 20_000, "detection took " + millis + " ms; expected about 8 s FD_ALL3 timeout + up to 2 s check + 1 s verify");
+    }
+
+    /** Starts a here and b in a child JVM, each listing the other, and waits until a sees b. */
+    private JGroupsTransport startWithChild() throws Exception {
         int[] ports = TestNodes.freePorts(2);
-        RecordingReceiver ra = new RecordingReceiver();
-        JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), ra);
+        JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
         Path log = Files.createTempFile("child-node", ".log");
         child = new ProcessBuilder(javaExecutable(), "-Djava.net.preferIPv4Stack=true", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), ChildNode.class.getName(),
                 "b", nodes.clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        Member b = new Member("b", "b-host");
-        await().atMost(Duration.ofSeconds(60)).until(() -> a.members().contains(b) || !child.isAlive());
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.members().contains(B) || !child.isAlive());
         assertTrue(child.isAlive(), () -> "child node died: " + read(log));
+        return a;
+    }
 
-        CompletableFuture<byte[]> pending = a.request(b, "never answered".getBytes(StandardCharsets.UTF_8),
-                Duration.ofSeconds(60));
-        long killed = System.nanoTime();
-        child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20))
+    /** Waits until a is alone; returns the milliseconds since {@code sinceNanos}. */
+    private static long awaitAlone(JGroupsTransport a, long sinceNanos, Duration atMost) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(20))
                 .until(() -> a.members().equals(List.of(new Member("a", "a-host"))));
-        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-        System.out.println("killed member left the view after " + millis + " ms");
-        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(1, TimeUnit.SECONDS));
-        assertInstanceOf(TransportException.class, e.getCause());
-        assertTrue(millis < 10_000, "detection took " + millis + " ms");
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNanos);
     }
 
     private static String javaExecutable() {

@@ -145,8 +145,9 @@ class StaticClusterTest {
         assertInstanceOf(TransportException.class, failed.getCause());
         assertTrue(failed.getCause().getMessage().contains("boom"), failed.getCause().getMessage());
 
+        a.send(B, bytes("throw")); // a one-way message whose processing fails is only logged and counted
         assertEquals("still here", text(a.request(B, bytes("still here"), Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS)));
-        assertEquals(1, nodeNamed("b").counters().receiverFailures());
+        assertEquals(2, nodeNamed("b").counters().receiverFailures());
         assertEquals(2, a.counters().requestsFailed());
     }
 
@@ -190,6 +191,30 @@ class StaticClusterTest {
         closed.get(20, TimeUnit.SECONDS);
         c.close(); // idempotent
         assertTrue(c.members().isEmpty());
+    }
+
+    @Test
+    void aReceiverThatStopsProcessingNeverBlocksTheSender() throws Exception {
+        List<Integer> arrived = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RecordingReceiver rb = new RecordingReceiver().answering((sender, message) -> {
+            blockUntilReleased(message);
+            arrived.add(ByteBuffer.wrap(message).getInt());
+            return message;
+        });
+        JGroupsTransport a = startLine(new RecordingReceiver(), rb).get(0);
+
+        long before = System.nanoTime();
+        for (int i = 0; i < 100; i++) { // 10 MB, more than the 4 MB of flow-control credits
+            a.send(B, ByteBuffer.allocate(100_000).putInt(i).array());
+        }
+        CompletableFuture<byte[]> request = a.request(B, ByteBuffer.allocate(4).putInt(100).array(), Duration.ofSeconds(30));
+        long callsMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
+
+        assertTrue(callsMillis < 2_000, "100 sends and a request took " + callsMillis + " ms while b was stuck");
+        assertTrue(arrived.isEmpty());
+        release.countDown();
+        assertEquals(100, ByteBuffer.wrap(request.get(30, TimeUnit.SECONDS)).getInt());
+        assertEquals(java.util.stream.IntStream.rangeClosed(0, 100).boxed().toList(), arrived);
     }
 
     @Test
