@@ -70,6 +70,7 @@ class FailureDetectionTest {
         int[] ports = TestNodes.freePorts(2);
         JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
         Path log = Files.createTempFile("child-node", ".log");
+        log.toFile().deleteOnExit();
         child = new ProcessBuilder(javaExecutable(), "-Djava.net.preferIPv4Stack=true", "-Xmx128m",
                 "-cp", System.getProperty("java.class.path"), ChildNode.class.getName(),
                 "b", nodes.clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]))
