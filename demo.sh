@@ -11,7 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 echo "== Building the node (mvn package -pl test-servlet -am, tests skipped)"
-mvn -q -B -DskipTests package -pl test-servlet -am
+build_log=$(mktemp)
+trap 'rm -f "$build_log"' EXIT
+if ! mvn -q -B -DskipTests package -pl test-servlet -am >"$build_log" 2>&1; then
+    cat "$build_log"
+    echo "build failed" >&2
+    exit 1
+fi
+rm -f "$build_log"
 
 # exec: Ctrl-C reaches the demo JVM, whose shutdown hook kills the node processes
 exec java -Djava.net.preferIPv4Stack=true -cp test-servlet/target/sessionrep-node.jar \
