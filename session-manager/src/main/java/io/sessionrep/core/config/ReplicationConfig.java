@@ -1,20 +1,77 @@
 package io.sessionrep.core.config;
 
+import static io.sessionrep.core.config.ConfigOption.ALLOW_COLOCATION;
+import static io.sessionrep.core.config.ConfigOption.ASYNC_QUEUE_BYTES;
+import static io.sessionrep.core.config.ConfigOption.ASYNC_QUEUE_ENTRIES;
+import static io.sessionrep.core.config.ConfigOption.BIND_ADDRESS;
+import static io.sessionrep.core.config.ConfigOption.BIND_PORT;
+import static io.sessionrep.core.config.ConfigOption.CLUSTER_KEY;
+import static io.sessionrep.core.config.ConfigOption.CLUSTER_NAME;
+import static io.sessionrep.core.config.ConfigOption.DISCOVERY;
+import static io.sessionrep.core.config.ConfigOption.MACHINE_ID;
+import static io.sessionrep.core.config.ConfigOption.MAX_SESSION_SIZE;
+import static io.sessionrep.core.config.ConfigOption.MULTICAST_ADDRESS;
+import static io.sessionrep.core.config.ConfigOption.MULTICAST_PORT;
+import static io.sessionrep.core.config.ConfigOption.NODE_NAME;
+import static io.sessionrep.core.config.ConfigOption.PEERS;
+import static io.sessionrep.core.config.ConfigOption.REPLICATION_MODE;
+import static io.sessionrep.core.config.ConfigOption.REPLICATION_TRIGGER;
+import static io.sessionrep.core.config.ConfigOption.SERIALIZATION_ALLOWLIST;
+import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
+import static io.sessionrep.core.config.ConfigOption.WRITE_QUOTA;
+import static io.sessionrep.core.config.OptionParsers.GIB;
+import static io.sessionrep.core.config.OptionParsers.KIB;
+import static io.sessionrep.core.config.OptionParsers.MIB;
+import static io.sessionrep.core.config.OptionParsers.checkRange;
+import static io.sessionrep.core.config.OptionParsers.formatDuration;
+import static io.sessionrep.core.config.OptionParsers.formatSize;
+import static io.sessionrep.core.config.OptionParsers.notAllowed;
+import static io.sessionrep.core.config.OptionParsers.quote;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The one validated option set of SPEC section 2, the same for every integration.
  *
- * <p>Built with {@link #builder()} (programmatic users) or {@link #fromMap(Map)} (container XML attributes,
- * module properties, filter init-params, system properties: the canonical option names are the keys).
- * Instances are immutable and always valid: a bad value stops {@link Builder#build()} with a
- * {@link ConfigException} naming the option, the value and what is allowed.
+ * <p>Built with {@link #builder()} (programmatic users) or {@link #fromMap(Map)} /
+ * {@link #fromProperties(Properties, String)} (container XML attributes, module properties, filter
+ * init-params, system properties: the canonical option names of {@link ConfigOption} are the keys).
+ * Sources are layered with {@link Builder#apply(Map)}: each applied source overrides what came before,
+ * so apply the most specific source last. Instances are immutable and always valid: a bad value stops
+ * the builder with a {@link ConfigException} naming the option, the value and what is allowed.
  *
- * <p>SKELETON: the parsing and validation are being completed; getters and defaults are final.
+ * <p>Text values: durations {@code 500ms}, {@code 2s}, {@code 1m}, a
+ * plain number of milliseconds ({@code 1500}) or ISO-8601 ({@code PT0.5S}); sizes in bytes
+ * ({@code 1048576}), 1024-based {@code 512KiB}, {@code 1MiB}, {@code 1GiB} or 1000-based {@code 64KB},
+ * {@code 1MB}; booleans exactly {@code true} or {@code false} (any case); choices by their option
+ * spelling ({@code async}, {@code on-request-end}, {@code static}; any case); lists separated by commas
+ * and/or whitespace. A blank value means "not set here" (the default, or what an earlier source set).
+ *
+ * <p>Log {@link #describe()} and every line of {@link #notYetActive()} at start-up.
  */
 public final class ReplicationConfig {
+
+    /** The canonical option names, in documentation order (the keys {@link #fromMap(Map)} accepts). */
+    public static final List<String> OPTION_NAMES =
+            Arrays.stream(ConfigOption.values()).map(ConfigOption::key).toList();
+
+    static final String CLUSTER_KEY_UNAVAILABLE = "encryption of replication traffic is not available in this"
+            + " version; remove cluster-key (traffic is plain) or wait for the release that supports it";
 
     private final String nodeName;
     private final ReplicationMode replicationMode;
@@ -35,6 +92,7 @@ public final class ReplicationConfig {
     private final List<String> serializationAllowlist;
     private final int asyncQueueEntries;
     private final long asyncQueueBytes;
+    private final Set<ConfigOption> explicit;
 
     private ReplicationConfig(Builder b) {
         this.nodeName = b.nodeName;
@@ -56,65 +114,238 @@ public final class ReplicationConfig {
         this.serializationAllowlist = List.copyOf(b.serializationAllowlist);
         this.asyncQueueEntries = b.asyncQueueEntries;
         this.asyncQueueBytes = b.asyncQueueBytes;
+        this.explicit = Set.copyOf(b.explicit);
     }
 
+    /** A builder holding the defaults (a fresh random {@code node-name} suffix per builder). */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Parses canonical option names ({@code write-quota}, ...) to values. Unknown keys are an error. */
+    /**
+     * The configuration of canonical option names ({@code write-quota}, ...) to text values. Unknown keys
+     * are an error (naming the closest known option); blank or null values mean the default.
+     */
     public static ReplicationConfig fromMap(Map<String, String> options) {
-        throw new UnsupportedOperationException("being implemented");
+        return builder().apply(options).build();
     }
 
-    /** {@code node-name}: unique per node, the route suffix of session ids. Default: host name + random. */
+    /**
+     * The configuration from the properties whose names start with {@code prefix}, e.g.
+     * {@code fromProperties(System.getProperties(), "sessionrep.")} reads {@code -Dsessionrep.write-quota=2}.
+     * Other properties are ignored; an unknown name under the prefix is an error.
+     */
+    public static ReplicationConfig fromProperties(Properties properties, String prefix) {
+        return builder().apply(properties, prefix).build();
+    }
+
+    /**
+     * {@code node-name}: unique per node; the route suffix of session ids ({@code .node-a}), so it is 1 to 64
+     * characters from {@code A-Z a-z 0-9 _ -}. Default: the short host name (sanitized) plus {@code -} and
+     * four random hex digits, e.g. {@code web1-3fa2}.
+     */
     public String nodeName() { return nodeName; }
-    /** {@code replication-mode}. Default async. */
+
+    /**
+     * {@code replication-mode}: {@code async} (the request thread only snapshots; never waits on the network)
+     * or {@code sync} (the request waits for the first backup's acknowledgement, at most {@link #syncTimeout()}).
+     * Default {@code async}.
+     */
     public ReplicationMode replicationMode() { return replicationMode; }
-    /** {@code sync-timeout}. Default 500ms. */
+
+    /**
+     * {@code sync-timeout}: how long a sync request waits for a backup's acknowledgement before it proceeds
+     * (the miss is counted). Greater than 0 and at most 60s. Default {@code 500ms}.
+     */
     public Duration syncTimeout() { return syncTimeout; }
-    /** {@code replication-trigger}. Default on-request-end. */
+
+    /**
+     * {@code replication-trigger}: {@code on-request-end}, {@code on-attribute-modify} or {@code on-shutdown}.
+     * Default {@code on-request-end}. The other two are accepted but not yet active (see
+     * {@link #notYetActive()}).
+     */
     public ReplicationTrigger replicationTrigger() { return replicationTrigger; }
-    /** {@code write-quota}: backups per session, 0 = no replication. Default 1. */
+
+    /** {@code write-quota}: backup copies per session, 0 to 64; 0 = no replication. Default 1. */
     public int writeQuota() { return writeQuota; }
-    /** {@code allow-colocation}. Default true. */
+
+    /**
+     * {@code allow-colocation}: {@code true} or {@code false}; whether a backup may live on the same machine
+     * ({@link #machineId()}) as the primary when no other machine is available. Default {@code true}.
+     */
     public boolean allowColocation() { return allowColocation; }
-    /** {@code machine-id}. Default: the host name. */
+
+    /**
+     * {@code machine-id}: what "same machine" means for {@link #allowColocation()}; 1 to 128 characters,
+     * not blank, no control characters. Default: the host name ({@code localhost} when it cannot be found).
+     */
     public String machineId() { return machineId; }
-    /** {@code discovery}. Default static. */
+
+    /** {@code discovery}: {@code multicast}, {@code static} or {@code dynamic} (SPEC section 4). Default {@code static}. */
     public DiscoveryMode discovery() { return discovery; }
-    /** {@code cluster-name}. Default sessions. */
+
+    /**
+     * {@code cluster-name}: nodes with different names never see each other; 1 to 128 characters, not blank,
+     * no control characters. Default {@code sessions}.
+     */
     public String clusterName() { return clusterName; }
-    /** {@code bind-address}. Default 127.0.0.1. */
+
+    /**
+     * {@code bind-address}: where this node listens for replication traffic; a host name, IPv4 address or
+     * IPv6 literal (held without brackets). Not resolved during validation. Default {@code 127.0.0.1}.
+     */
     public String bindAddress() { return bindAddress; }
-    /** {@code bind-port}; 0 = auto (first free port from 7800). */
+
+    /** {@code bind-port}: 1 to 65535, or 0 = auto (first free port from 7800). Default 0. */
     public int bindPort() { return bindPort; }
-    /** {@code peers}: static discovery. */
+
+    /**
+     * {@code peers}: the nodes this node knows, for {@code discovery=static} only (a ring is enough);
+     * {@code host:port}, IPv6 as {@code [::1]:7800}, port 1 to 65535. The list may contain this node's own
+     * address, so every node can be given the same list. Default: empty.
+     */
     public List<HostPort> peers() { return peers; }
-    /** {@code multicast-address}. Default 228.8.8.8. */
+
+    /**
+     * {@code multicast-address}: an IPv4 multicast address (224.0.0.0/4) or IPv6 multicast address
+     * (ff00::/8) for {@code discovery=multicast} or {@code dynamic}. Default {@code 228.8.8.8}.
+     */
     public String multicastAddress() { return multicastAddress; }
-    /** {@code multicast-port}. Default 45588. */
+
+    /** {@code multicast-port}: 1 to 65535, for {@code discovery=multicast} or {@code dynamic}. Default 45588. */
     public int multicastPort() { return multicastPort; }
-    /** {@code max-session-size} in bytes. Default 1 MiB. */
+
+    /** {@code max-session-size} in bytes: larger sessions are not replicated; 1KiB to 2GiB. Default 1MiB. */
     public long maxSessionSize() { return maxSessionSize; }
-    /** {@code cluster-key}; null when not set. */
+
+    /**
+     * {@code cluster-key}: always null in this version. Encryption of replication traffic is not
+     * implemented yet, so a configured key stops start-up with a {@link ConfigException} rather than
+     * pretending the traffic is protected.
+     */
     public String clusterKey() { return clusterKey; }
-    /** {@code serialization-allowlist}: application packages ({@code com.example.}) and class names. */
+
+    /**
+     * {@code serialization-allowlist}: the application classes that may be deserialized, besides the
+     * serializer's built-in safe types. Each entry is a package prefix ending in {@code .} (matches every
+     * class in the package and its sub-packages; {@code com.example.*} is read as {@code com.example.}) or
+     * a fully qualified class name ({@code com.example.Cart}). Wildcards over everything ({@code *}) or over
+     * JDK packages ({@code java.}, {@code javax.}, {@code jdk.}, {@code sun.}, {@code com.sun.}) are refused:
+     * they would allow gadget classes. Default: empty.
+     */
     public List<String> serializationAllowlist() { return serializationAllowlist; }
-    /** {@code async-queue-entries}: bound of the async sender's queue. Default 10000. */
+
+    /** {@code async-queue-entries}: bound of the async sender's queue in updates; at least 1. Default 10000. */
     public int asyncQueueEntries() { return asyncQueueEntries; }
-    /** {@code async-queue-bytes}: bound of the async sender's queue in bytes. Default 64 MiB. */
+
+    /** {@code async-queue-bytes}: bound of the async sender's queue in bytes; at least 64KiB. Default 64MiB. */
     public long asyncQueueBytes() { return asyncQueueBytes; }
 
-    /** Mutable, validating builder. */
+    /**
+     * One human-readable warning per setting that is accepted but has no effect yet in this version (empty
+     * when there is none). Integrations log each line at start-up, so nothing is silently ignored.
+     */
+    public List<String> notYetActive() {
+        List<String> warnings = new ArrayList<>();
+        if (replicationTrigger != ReplicationTrigger.ON_REQUEST_END) {
+            warnings.add(REPLICATION_TRIGGER.key() + ": " + replicationTrigger.optionValue() + " is accepted but"
+                    + " not yet active in this version; sessions are replicated at the end of each request that"
+                    + " changed them (on-request-end) instead");
+        }
+        return List.copyOf(warnings);
+    }
+
+    /**
+     * The effective options for the start-up log: one {@code option = value} line each, in documentation
+     * order and canonical spelling, defaults marked {@code (default)}; {@code cluster-key} is masked.
+     */
+    public String describe() {
+        int width = OPTION_NAMES.stream().mapToInt(String::length).max().orElse(0);
+        return Arrays.stream(ConfigOption.values())
+                .map(o -> String.format("%-" + width + "s = %s%s", o.key(), show(o),
+                        explicit.contains(o) ? "" : " (default)"))
+                .collect(Collectors.joining("\n"));
+    }
+
+    /** {@code ReplicationConfig{node-name=web1-3fa2, replication-mode=async, ...}}; cluster-key masked. */
+    @Override
+    public String toString() {
+        return Arrays.stream(ConfigOption.values()).map(o -> o.key() + "=" + show(o))
+                .collect(Collectors.joining(", ", "ReplicationConfig{", "}"));
+    }
+
+    private String show(ConfigOption option) {
+        return switch (option) {
+            case NODE_NAME -> nodeName;
+            case REPLICATION_MODE -> replicationMode.optionValue();
+            case SYNC_TIMEOUT -> formatDuration(syncTimeout);
+            case REPLICATION_TRIGGER -> replicationTrigger.optionValue();
+            case WRITE_QUOTA -> String.valueOf(writeQuota);
+            case ALLOW_COLOCATION -> String.valueOf(allowColocation);
+            case MACHINE_ID -> machineId;
+            case DISCOVERY -> discovery.optionValue();
+            case CLUSTER_NAME -> clusterName;
+            case BIND_ADDRESS -> bindAddress;
+            case BIND_PORT -> bindPort == 0 ? "0 (auto)" : String.valueOf(bindPort);
+            case PEERS -> peers.isEmpty() ? "(none)"
+                    : peers.stream().map(HostPort::toString).collect(Collectors.joining(","));
+            case MULTICAST_ADDRESS -> multicastAddress;
+            case MULTICAST_PORT -> String.valueOf(multicastPort);
+            case MAX_SESSION_SIZE -> formatSize(maxSessionSize);
+            case CLUSTER_KEY -> clusterKey == null ? "(not set)" : "****";
+            case SERIALIZATION_ALLOWLIST -> serializationAllowlist.isEmpty() ? "(none)"
+                    : String.join(",", serializationAllowlist);
+            case ASYNC_QUEUE_ENTRIES -> String.valueOf(asyncQueueEntries);
+            case ASYNC_QUEUE_BYTES -> formatSize(asyncQueueBytes);
+        };
+    }
+
+    /** {@code web1.example.com} becomes {@code web1-3fa2}: allowed characters only, at most 64 of them. */
+    static String defaultNodeName(String hostName, int random) {
+        String shortName = hostName.split("\\.", 2)[0].replaceAll("[^A-Za-z0-9_-]", "-");
+        shortName = shortName.isEmpty() ? "node" : shortName.substring(0, Math.min(shortName.length(), 59));
+        return shortName + "-" + String.format("%04x", random & 0xffff);
+    }
+
+    /** The host name made a valid {@code machine-id}. */
+    static String defaultMachineId(String hostName) {
+        String id = hostName.replaceAll("\\p{Cntrl}", "").strip();
+        return id.isEmpty() ? "localhost" : id.substring(0, Math.min(id.length(), 128));
+    }
+
+    /** The local host name, looked up once (the lookup may be slow when DNS is misconfigured). */
+    private static final class LocalHost {
+        static final String NAME = lookup();
+
+        private static String lookup() {
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException | SecurityException e) {
+                return "localhost"; // documented fallback of machine-id
+            }
+        }
+    }
+
+    /**
+     * Mutable builder that validates each value as it is set and the rules between options in
+     * {@link #build()}. Every failure is a {@link ConfigException}; the option getters of
+     * {@link ReplicationConfig} document defaults and allowed values.
+     */
     public static final class Builder {
-        private String nodeName = "node-" + Long.toHexString(System.nanoTime() & 0xffffL);
+        private static final Pattern NODE_NAME_PATTERN = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+        private static final int MAX_WRITE_QUOTA = 64;
+        private static final Duration MAX_SYNC_TIMEOUT = Duration.ofSeconds(60);
+        private static final long MIN_SESSION_SIZE = KIB;
+        private static final long MAX_SESSION_SIZE_LIMIT = 2 * GIB;
+        private static final long MIN_QUEUE_BYTES = 64 * KIB;
+
+        private String nodeName = defaultNodeName(LocalHost.NAME, ThreadLocalRandom.current().nextInt());
         private ReplicationMode replicationMode = ReplicationMode.ASYNC;
         private Duration syncTimeout = Duration.ofMillis(500);
         private ReplicationTrigger replicationTrigger = ReplicationTrigger.ON_REQUEST_END;
         private int writeQuota = 1;
         private boolean allowColocation = true;
-        private String machineId = "localhost";
+        private String machineId = defaultMachineId(LocalHost.NAME);
         private DiscoveryMode discovery = DiscoveryMode.STATIC;
         private String clusterName = "sessions";
         private String bindAddress = "127.0.0.1";
@@ -122,37 +353,260 @@ public final class ReplicationConfig {
         private List<HostPort> peers = List.of();
         private String multicastAddress = "228.8.8.8";
         private int multicastPort = 45588;
-        private long maxSessionSize = 1024 * 1024;
+        private long maxSessionSize = MIB;
         private String clusterKey;
         private List<String> serializationAllowlist = List.of();
         private int asyncQueueEntries = 10_000;
-        private long asyncQueueBytes = 64L * 1024 * 1024;
+        private long asyncQueueBytes = 64 * MIB;
+        private final Set<ConfigOption> explicit = EnumSet.noneOf(ConfigOption.class);
 
         private Builder() {
         }
 
-        public Builder nodeName(String v) { this.nodeName = v; return this; }
-        public Builder replicationMode(ReplicationMode v) { this.replicationMode = v; return this; }
-        public Builder syncTimeout(Duration v) { this.syncTimeout = v; return this; }
-        public Builder replicationTrigger(ReplicationTrigger v) { this.replicationTrigger = v; return this; }
-        public Builder writeQuota(int v) { this.writeQuota = v; return this; }
-        public Builder allowColocation(boolean v) { this.allowColocation = v; return this; }
-        public Builder machineId(String v) { this.machineId = v; return this; }
-        public Builder discovery(DiscoveryMode v) { this.discovery = v; return this; }
-        public Builder clusterName(String v) { this.clusterName = v; return this; }
-        public Builder bindAddress(String v) { this.bindAddress = v; return this; }
-        public Builder bindPort(int v) { this.bindPort = v; return this; }
-        public Builder peers(List<HostPort> v) { this.peers = v; return this; }
-        public Builder multicastAddress(String v) { this.multicastAddress = v; return this; }
-        public Builder multicastPort(int v) { this.multicastPort = v; return this; }
-        public Builder maxSessionSize(long v) { this.maxSessionSize = v; return this; }
-        public Builder clusterKey(String v) { this.clusterKey = v; return this; }
-        public Builder serializationAllowlist(List<String> v) { this.serializationAllowlist = v; return this; }
-        public Builder asyncQueueEntries(int v) { this.asyncQueueEntries = v; return this; }
-        public Builder asyncQueueBytes(long v) { this.asyncQueueBytes = v; return this; }
+        public Builder nodeName(String v) {
+            if (v == null || !NODE_NAME_PATTERN.matcher(v).matches()) {
+                throw notAllowed(NODE_NAME, v == null ? "null" : quote(v), "1 to 64 characters from A-Z, a-z,"
+                        + " 0-9, '_' and '-' (the node name becomes the route suffix of session ids)");
+            }
+            this.nodeName = v;
+            return set(NODE_NAME);
+        }
 
+        public Builder replicationMode(ReplicationMode v) {
+            this.replicationMode = required(REPLICATION_MODE, v, "async or sync");
+            return set(REPLICATION_MODE);
+        }
+
+        public Builder syncTimeout(Duration v) {
+            String expected = "a duration greater than 0 and at most 60s, such as 500ms";
+            if (required(SYNC_TIMEOUT, v, expected).isNegative() || v.isZero() || v.compareTo(MAX_SYNC_TIMEOUT) > 0) {
+                throw notAllowed(SYNC_TIMEOUT, formatDuration(v), expected);
+            }
+            this.syncTimeout = v;
+            return set(SYNC_TIMEOUT);
+        }
+
+        public Builder replicationTrigger(ReplicationTrigger v) {
+            this.replicationTrigger = required(REPLICATION_TRIGGER, v,
+                    "on-request-end, on-attribute-modify or on-shutdown");
+            return set(REPLICATION_TRIGGER);
+        }
+
+        public Builder writeQuota(int v) {
+            this.writeQuota = checkRange(WRITE_QUOTA, v, 0, MAX_WRITE_QUOTA);
+            return set(WRITE_QUOTA);
+        }
+
+        public Builder allowColocation(boolean v) {
+            this.allowColocation = v;
+            return set(ALLOW_COLOCATION);
+        }
+
+        public Builder machineId(String v) {
+            this.machineId = OptionParsers.text(MACHINE_ID, v);
+            return set(MACHINE_ID);
+        }
+
+        public Builder discovery(DiscoveryMode v) {
+            this.discovery = required(DISCOVERY, v, "multicast, static or dynamic");
+            return set(DISCOVERY);
+        }
+
+        public Builder clusterName(String v) {
+            this.clusterName = OptionParsers.text(CLUSTER_NAME, v);
+            return set(CLUSTER_NAME);
+        }
+
+        public Builder bindAddress(String v) {
+            this.bindAddress = OptionParsers.host(BIND_ADDRESS, required(BIND_ADDRESS, v, "a host"),
+                    "a host name, IPv4 address or IPv6 literal");
+            return set(BIND_ADDRESS);
+        }
+
+        public Builder bindPort(int v) {
+            if (v < 0 || v > 65535) {
+                throw notAllowed(BIND_PORT, String.valueOf(v), "0 (auto) or a port from 1 to 65535");
+            }
+            this.bindPort = v;
+            return set(BIND_PORT);
+        }
+
+        public Builder peers(List<HostPort> v) {
+            for (HostPort p : required(PEERS, v, "a list of host:port")) {
+                OptionParsers.hostPort(PEERS, required(PEERS, p, "host:port").toString());
+            }
+            this.peers = List.copyOf(v);
+            return set(PEERS);
+        }
+
+        public Builder multicastAddress(String v) {
+            String address = required(MULTICAST_ADDRESS, v, "a multicast address").strip();
+            address = address.startsWith("[") && address.endsWith("]")
+                    ? address.substring(1, address.length() - 1) : address;
+            if (!OptionParsers.isMulticastLiteral(address)) {
+                throw new ConfigException(MULTICAST_ADDRESS.key(), quote(v) + " is not a multicast address; expected"
+                        + " an IPv4 multicast address in 224.0.0.0/4 (224.0.0.0 to 239.255.255.255) or an IPv6"
+                        + " multicast address in ff00::/8, such as 228.8.8.8");
+            }
+            this.multicastAddress = address;
+            return set(MULTICAST_ADDRESS);
+        }
+
+        public Builder multicastPort(int v) {
+            this.multicastPort = checkRange(MULTICAST_PORT, v, 1, 65535);
+            return set(MULTICAST_PORT);
+        }
+
+        public Builder maxSessionSize(long v) {
+            if (v < MIN_SESSION_SIZE || v > MAX_SESSION_SIZE_LIMIT) {
+                throw notAllowed(MAX_SESSION_SIZE, formatSize(v), "a size from 1KiB to 2GiB");
+            }
+            this.maxSessionSize = v;
+            return set(MAX_SESSION_SIZE);
+        }
+
+        /**
+         * Always fails for a non-blank key in this version: encryption is not implemented yet, and
+         * running with a configured key would pretend the traffic is protected. Null or blank = no key.
+         */
+        public Builder clusterKey(String v) {
+            if (v != null && !v.isBlank()) {
+                throw new ConfigException(CLUSTER_KEY.key(), CLUSTER_KEY_UNAVAILABLE);
+            }
+            this.clusterKey = null;
+            return this;
+        }
+
+        public Builder serializationAllowlist(List<String> v) {
+            this.serializationAllowlist = required(SERIALIZATION_ALLOWLIST, v, "a list of packages or classes")
+                    .stream().map(e -> OptionParsers.allowlistEntry(SERIALIZATION_ALLOWLIST, e)).toList();
+            return set(SERIALIZATION_ALLOWLIST);
+        }
+
+        public Builder asyncQueueEntries(int v) {
+            this.asyncQueueEntries = checkRange(ASYNC_QUEUE_ENTRIES, v, 1, Integer.MAX_VALUE);
+            return set(ASYNC_QUEUE_ENTRIES);
+        }
+
+        public Builder asyncQueueBytes(long v) {
+            if (v < MIN_QUEUE_BYTES) {
+                throw notAllowed(ASYNC_QUEUE_BYTES, formatSize(v), "a size of at least 64KiB");
+            }
+            this.asyncQueueBytes = v;
+            return set(ASYNC_QUEUE_BYTES);
+        }
+
+        /**
+         * Applies canonical option names to text values; each value overrides what was set before, so
+         * sources are layered by applying them in order of precedence, lowest first. Blank or null values
+         * leave the option as it is. Fails on the first unknown key (in sorted order), suggesting the closest
+         * option, or on the first bad value.
+         */
+        public Builder apply(Map<String, String> options) {
+            return apply(options, "");
+        }
+
+        /**
+         * Applies the properties whose names start with {@code prefix} (e.g. {@code "sessionrep."}), as
+         * {@link #apply(Map)} with the prefix removed. Other properties are ignored.
+         */
+        public Builder apply(Properties properties, String prefix) {
+            Map<String, String> options = new HashMap<>();
+            for (String name : properties.stringPropertyNames()) {
+                if (name.startsWith(prefix)) {
+                    options.put(name.substring(prefix.length()), properties.getProperty(name));
+                }
+            }
+            return apply(options, prefix);
+        }
+
+        private Builder apply(Map<String, String> options, String prefix) {
+            Map<ConfigOption, String> values = new EnumMap<>(ConfigOption.class);
+            List<String> keys = new ArrayList<>(options.keySet());
+            keys.sort(Comparator.nullsFirst(Comparator.naturalOrder()));
+            for (String key : keys) {
+                String k = String.valueOf(key);
+                ConfigOption option = ConfigOption.forKey(k).orElseThrow(() -> new ConfigException(prefix + k,
+                        "unknown option" + ConfigOption.closest(k).map(o -> " (did you mean " + prefix + o.key() + "?)")
+                                .orElse("") + "; known options: " + String.join(", ", OPTION_NAMES)));
+                String value = options.get(key);
+                if (value != null && !value.isBlank()) {
+                    values.put(option, value.strip());
+                }
+            }
+            values.forEach(this::parse);
+            return this;
+        }
+
+        /** Parses one text value into its typed setter. */
+        private void parse(ConfigOption option, String v) {
+            try {
+                Builder unused = switch (option) {
+                    case NODE_NAME -> nodeName(v);
+                    case REPLICATION_MODE -> replicationMode(
+                            OptionParsers.choice(option, v, ReplicationMode.values(), ReplicationMode::optionValue));
+                    case SYNC_TIMEOUT -> syncTimeout(OptionParsers.duration(option, v));
+                    case REPLICATION_TRIGGER -> replicationTrigger(OptionParsers.choice(option, v,
+                            ReplicationTrigger.values(), ReplicationTrigger::optionValue));
+                    case WRITE_QUOTA -> writeQuota(OptionParsers.integer(option, v, 0, MAX_WRITE_QUOTA));
+                    case ALLOW_COLOCATION -> allowColocation(OptionParsers.bool(option, v));
+                    case MACHINE_ID -> machineId(v);
+                    case DISCOVERY -> discovery(
+                            OptionParsers.choice(option, v, DiscoveryMode.values(), DiscoveryMode::optionValue));
+                    case CLUSTER_NAME -> clusterName(v);
+                    case BIND_ADDRESS -> bindAddress(v);
+                    case BIND_PORT -> bindPort(OptionParsers.integer(option, v, 0, 65535));
+                    case PEERS -> peers(OptionParsers.hostPorts(option, v));
+                    case MULTICAST_ADDRESS -> multicastAddress(v);
+                    case MULTICAST_PORT -> multicastPort(OptionParsers.integer(option, v, 1, 65535));
+                    case MAX_SESSION_SIZE -> maxSessionSize(OptionParsers.size(option, v));
+                    case CLUSTER_KEY -> clusterKey(v);
+                    case SERIALIZATION_ALLOWLIST -> serializationAllowlist(OptionParsers.list(v));
+                    case ASYNC_QUEUE_ENTRIES -> asyncQueueEntries(OptionParsers.integer(option, v, 1, Integer.MAX_VALUE));
+                    case ASYNC_QUEUE_BYTES -> asyncQueueBytes(OptionParsers.size(option, v));
+                };
+            } catch (ConfigException e) {
+                if (option == CLUSTER_KEY || e.getMessage().contains(v)) {
+                    throw e; // never echo a secret; no need to repeat a value the message already shows
+                }
+                throw new ConfigException(option.key(), e.getMessage().substring(option.key().length() + 2)
+                        + " (configured as " + quote(v) + ")");
+            }
+        }
+
+        /** Checks the rules between options, then returns the immutable configuration. */
         public ReplicationConfig build() {
+            if (!peers.isEmpty() && discovery != DiscoveryMode.STATIC) {
+                throw mixedModes(PEERS, peers.stream().map(HostPort::toString).collect(Collectors.joining(",")),
+                        "discovery=static", "no peers with discovery=" + discovery.optionValue()
+                                + ", or discovery=static");
+            }
+            for (ConfigOption o : List.of(MULTICAST_ADDRESS, MULTICAST_PORT)) {
+                if (discovery == DiscoveryMode.STATIC && explicit.contains(o)) {
+                    String value = o == MULTICAST_ADDRESS ? multicastAddress : String.valueOf(multicastPort);
+                    throw mixedModes(o, value, "discovery=multicast or dynamic",
+                            "no " + o.key() + " with discovery=static, or discovery=multicast or dynamic");
+                }
+            }
             return new ReplicationConfig(this);
+        }
+
+        private ConfigException mixedModes(ConfigOption option, String value, String belongsTo, String expected) {
+            return new ConfigException(option.key(), quote(value) + " is set, but " + option.key() + " is an option"
+                    + " of " + belongsTo + " and discovery is " + discovery.optionValue()
+                    + " (mixing options of different modes); expected " + expected);
+        }
+
+        private static <T> T required(ConfigOption option, T value, String expected) {
+            if (value == null) {
+                throw notAllowed(option, "null", expected);
+            }
+            return value;
+        }
+
+        private Builder set(ConfigOption option) {
+            explicit.add(option);
+            return this;
         }
     }
 }

@@ -1,0 +1,224 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+
+/**
+ * The async mode's sender: request threads {@link #enqueue} and return at once; one thread encodes and
+ * hands updates to the transport. While an update for a (backup, session) pair waits, a newer one is
+ * merged into it (only the newest state travels). The queue is bounded in entries and bytes: when full,
+ * the oldest waiting update is dropped and its session is told to send a full copy next time.
+ */
+final class AsyncSender implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AsyncSender.class.getName());
+
+    private final ReplicationTransport transport;
+    private final ReplicationMetrics metrics;
+    private final int maxEntries;
+    private final long maxBytes;
+    private final BiConsumer<String, String> onDropped;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Condition drained = lock.newCondition();
+    private final LinkedHashMap<Key, Pending> queue = new LinkedHashMap<>();
+    private final Thread thread;
+    private long queuedBytes;
+    private boolean sending;
+    private volatile boolean closed;
+
+    private record Key(String target, String sessionId) {
+    }
+
+    private record Pending(Member target, SessionUpdate update) {
+    }
+
+    /**
+     * @param onDropped called with (sessionId, target name) when an update was dropped, so the primary
+     *                  sends that backup a full copy next time
+     */
+    AsyncSender(ReplicationTransport transport, ReplicationMetrics metrics, int maxEntries, long maxBytes,
+                String nodeName, BiConsumer<String, String> onDropped) {
+        this.transport = transport;
+        this.metrics = metrics;
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
+        this.onDropped = onDropped;
+        this.thread = new Thread(this::run, "sessionrep-sender-" + nodeName);
+        this.thread.setDaemon(true);
+        this.thread.start();
+        metrics.gauge(ReplicationMetrics.QUEUE_ENTRIES, this::entries);
+        metrics.gauge(ReplicationMetrics.QUEUE_BYTES, this::bytes);
+    }
+
+    /** Queues an update for one backup, merging it into one still waiting for the same pair. */
+    void enqueue(Member target, SessionUpdate update) {
+        if (closed) {
+            return;
+        }
+        Key key = new Key(target.name(), update.sessionId());
+        lock.lock();
+        try {
+            Pending waiting = queue.get(key);
+            if (waiting != null) {
+                SessionUpdate merged = waiting.update().toVersion() == update.fromVersion() || update.full()
+                        ? waiting.update().followedBy(update)
+                        : update;
+                queuedBytes += merged.valueBytes() - waiting.update().valueBytes();
+                queue.put(key, new Pending(target, merged));
+                metrics.coalesced.increment();
+            } else {
+                queue.put(key, new Pending(target, update));
+                queuedBytes += update.valueBytes();
+            }
+            while (queue.size() > maxEntries || (queuedBytes > maxBytes && queue.size() > 1)) {
+                dropOldest();
+            }
+            notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void dropOldest() {
+        Iterator<Map.Entry<Key, Pending>> it = queue.entrySet().iterator();
+        Map.Entry<Key, Pending> oldest = it.next();
+        it.remove();
+        queuedBytes -= oldest.getValue().update().valueBytes();
+        metrics.dropped.increment();
+        onDropped.accept(oldest.getKey().sessionId(), oldest.getKey().target());
+    }
+
+    /** Forgets queued updates of an invalidated session. */
+    void discard(String sessionId) {
+        lock.lock();
+        try {
+            Iterator<Map.Entry<Key, Pending>> it = queue.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Key, Pending> e = it.next();
+                if (e.getKey().sessionId().equals(sessionId)) {
+                    queuedBytes -= e.getValue().update().valueBytes();
+                    it.remove();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        while (true) {
+            Pending next;
+            lock.lock();
+            try {
+                while (queue.isEmpty()) {
+                    sending = false;
+                    drained.signalAll();
+                    if (closed) {
+                        return;
+                    }
+                    notEmpty.await();
+                }
+                Iterator<Map.Entry<Key, Pending>> it = queue.entrySet().iterator();
+                next = it.next().getValue();
+                it.remove();
+                queuedBytes -= next.update().valueBytes();
+                sending = true;
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                lock.unlock();
+            }
+            send(next);
+        }
+    }
+
+    private void send(Pending pending) {
+        try {
+            byte[] bytes = WireCodec.encode(new Message.Update(pending.update(), false));
+            transport.send(pending.target(), bytes);
+            (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
+            metrics.bytesSent.increment(bytes.length);
+            metrics.valueBytesSent.increment(pending.update().valueBytes());
+        } catch (RuntimeException e) {
+            metrics.failed.increment();
+            LOG.log(System.Logger.Level.WARNING, "could not send session " + pending.update().sessionId()
+                    + " to " + pending.target().name() + ": " + e);
+            onDropped.accept(pending.update().sessionId(), pending.target().name());
+        }
+    }
+
+    /** Waits until everything queued so far has been handed to the transport, at most {@code millis}. */
+    boolean flush(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (!queue.isEmpty() || sending) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                drained.awaitNanos(left);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int entries() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long bytes() {
+        lock.lock();
+        try {
+            return queuedBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends what is queued (at most {@code flushMillis}), then stops the thread. */
+    void close(long flushMillis) {
+        flush(flushMillis);
+        closed = true;
+        lock.lock();
+        try {
+            queue.clear();
+            queuedBytes = 0;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(2000);
+    }
+}

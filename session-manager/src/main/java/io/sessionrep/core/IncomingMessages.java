@@ -1,0 +1,182 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.store.BackupStore;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.core.wire.MalformedMessageException;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Handles what other nodes send: updates for the backups held here, invalidations, ownership changes,
+ * fetch requests and resync requests. Anything undecodable is counted and dropped; no input can make
+ * this class throw into the transport.
+ */
+final class IncomingMessages implements MessageReceiver {
+    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+
+    private final SessionReplicator node;
+
+    IncomingMessages(SessionReplicator node) {
+        this.node = node;
+    }
+
+    @Override
+    public byte[] onMessage(Member sender, byte[] bytes) {
+        node.metrics().bytesReceived.increment(bytes.length);
+        Message message;
+        try {
+            message = WireCodec.decode(bytes);
+        } catch (MalformedMessageException e) {
+            node.metrics().rejectedMalformed.increment();
+            LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage());
+            return null;
+        }
+        try {
+            if (message instanceof Message.Update m) {
+                return onUpdate(sender, m);
+            } else if (message instanceof Message.Invalidate m) {
+                onInvalidate(m.sessionId());
+            } else if (message instanceof Message.Ownership m) {
+                onOwnership(m);
+            } else if (message instanceof Message.Fetch m) {
+                return WireCodec.encode(new Message.FetchReply(copyOf(m.sessionId())));
+            } else if (message instanceof Message.Resync m) {
+                node.enqueueFullCopy(m.sessionId(), sender);
+            } else {
+                node.metrics().rejectedMalformed.increment(); // replies never arrive here unsolicited
+            }
+        } catch (RuntimeException e) {
+            node.metrics().rejectedMalformed.increment();
+            LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name(), e);
+        }
+        return null;
+    }
+
+    private byte[] onUpdate(Member sender, Message.Update m) {
+        SessionUpdate update = m.update();
+        String id = update.sessionId();
+        Message.AckStatus status;
+        long version = update.toVersion();
+        if (node.tombstones().contains(id)) {
+            status = Message.AckStatus.INVALIDATED;
+        } else {
+            PrimaryEntry mine = node.primary(id);
+            if (mine != null) {
+                long myVersion;
+                synchronized (mine) {
+                    myVersion = mine.copy.version();
+                }
+                if (version > myVersion || (version == myVersion && sender.name().compareTo(node.self().name()) > 0)) {
+                    loseOwnership(id);
+                }
+            }
+            status = node.backups().apply(acceptedValues(update, sender), sender.name());
+            if (status == Message.AckStatus.NEED_FULL && !m.ackRequested()) {
+                node.transport().send(sender, WireCodec.encode(new Message.Resync(id)));
+            }
+        }
+        return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
+    }
+
+    /**
+     * The update without the attributes this node refuses to hold: values naming a class outside the
+     * allowlist, or undecodable ones (both counted and reported). Deserializing here, off the request
+     * path, means a backup never stores bytes it could not turn back into a session.
+     */
+    private SessionUpdate acceptedValues(SessionUpdate update, Member sender) {
+        Map<String, byte[]> accepted = null;
+        for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
+            if (node.attributes().read(update.sessionId(), e.getKey(), e.getValue(), sender.name()) == null) {
+                if (accepted == null) {
+                    accepted = new HashMap<>(update.changed());
+                }
+                accepted.remove(e.getKey());
+            }
+        }
+        if (accepted == null) {
+            return update;
+        }
+        return new SessionUpdate(update.sessionId(), update.fromVersion(), update.toVersion(), update.full(),
+                update.creationTime(), update.lastAccessedTime(), update.maxInactiveSeconds(), accepted, update.removed());
+    }
+
+    private void onInvalidate(String id) {
+        node.tombstones().add(id);
+        node.backups().remove(id);
+        if (node.dropPrimary(id)) {
+            node.events().invalidatedElsewhere(id);
+        }
+    }
+
+    private void onOwnership(Message.Ownership m) {
+        String id = m.sessionId();
+        if (m.owner().equals(node.self().name()) || node.tombstones().contains(id)) {
+            return;
+        }
+        PrimaryEntry mine = node.primary(id);
+        if (mine != null) {
+            long myVersion;
+            synchronized (mine) {
+                myVersion = mine.copy.version();
+            }
+            if (m.version() > myVersion || (m.version() == myVersion && m.owner().compareTo(node.self().name()) > 0)) {
+                loseOwnership(id);
+            } else {
+                return; // we are newer: the other node will lose when it sees our updates
+            }
+        }
+        BackupStore.Backup backup = node.backups().get(id);
+        if (backup == null) {
+            return;
+        }
+        List<Member> view = node.currentMembers();
+        Member owner = find(view, m.owner());
+        if (owner != null && !node.placement().isBackup(id, owner, view, node.self().name())) {
+            node.backups().remove(id); // not one of the new owner's backups: a stale copy must not be promoted
+        } else {
+            backup.owner = m.owner();
+        }
+    }
+
+    private void loseOwnership(String id) {
+        if (node.dropPrimary(id)) {
+            LOG.log(System.Logger.Level.DEBUG, "session " + id + " is now owned by another node");
+            node.events().ownershipLost(id);
+        }
+    }
+
+    private SessionUpdate copyOf(String id) {
+        if (node.tombstones().contains(id)) {
+            return null;
+        }
+        PrimaryEntry mine = node.primary(id);
+        if (mine != null) {
+            synchronized (mine) {
+                if (!mine.removed && mine.copy.version() > 0) {
+                    return mine.copy.toFullUpdate();
+                }
+            }
+        }
+        return node.backups().fullCopy(id);
+    }
+
+    private static Member find(List<Member> view, String name) {
+        for (Member m : view) {
+            if (m.name().equals(name)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void onMembershipChange(List<Member> members) {
+        node.membershipChanged(members);
+    }
+}

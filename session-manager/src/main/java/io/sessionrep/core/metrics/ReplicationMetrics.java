@@ -1,0 +1,120 @@
+package io.sessionrep.core.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.function.Supplier;
+
+/**
+ * Every meter of the product, named once. All carry the tag {@code node=<node-name>} so several nodes
+ * may share one registry (tests, or two web applications in one container).
+ *
+ * <table>
+ *   <caption>meters</caption>
+ *   <tr><td>sessionrep.replication.updates.sent{kind=full|delta}</td><td>updates handed to the transport</td></tr>
+ *   <tr><td>sessionrep.replication.bytes.sent</td><td>encoded update bytes handed to the transport</td></tr>
+ *   <tr><td>sessionrep.replication.value.bytes.sent</td><td>serialized attribute bytes in those updates</td></tr>
+ *   <tr><td>sessionrep.replication.bytes.received</td><td>bytes of every message received</td></tr>
+ *   <tr><td>sessionrep.replication.failed</td><td>replications that could not be done (send error)</td></tr>
+ *   <tr><td>sessionrep.replication.coalesced</td><td>queued async updates merged into a newer one</td></tr>
+ *   <tr><td>sessionrep.replication.dropped</td><td>queued async updates dropped because the queue was full</td></tr>
+ *   <tr><td>sessionrep.request.end</td><td>timer: time spent in request-end replication on the request thread</td></tr>
+ *   <tr><td>sessionrep.sync.ack</td><td>timer: wait for the first backup acknowledgement (sync mode)</td></tr>
+ *   <tr><td>sessionrep.sync.timeouts</td><td>sync requests that proceeded after sync-timeout without an ack</td></tr>
+ *   <tr><td>sessionrep.messages.rejected{reason}</td><td>received messages or attributes refused:
+ *       malformed, class-not-allowed, undecodable</td></tr>
+ *   <tr><td>sessionrep.attributes.not.serializable</td><td>attribute values that could not be serialized</td></tr>
+ *   <tr><td>sessionrep.sessions.too.large</td><td>replications skipped because of max-session-size</td></tr>
+ *   <tr><td>sessionrep.takeovers{source=local-backup|cluster}</td><td>sessions this node became primary of</td></tr>
+ *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
+ *   <tr><td>sessionrep.sessions.primary / .backup</td><td>gauges: sessions held as primary / as backup</td></tr>
+ *   <tr><td>sessionrep.async.queue.entries / .bytes</td><td>gauges: async sender queue depth</td></tr>
+ * </table>
+ */
+public final class ReplicationMetrics {
+    public static final String UPDATES_SENT = "sessionrep.replication.updates.sent";
+    public static final String BYTES_SENT = "sessionrep.replication.bytes.sent";
+    public static final String VALUE_BYTES_SENT = "sessionrep.replication.value.bytes.sent";
+    public static final String BYTES_RECEIVED = "sessionrep.replication.bytes.received";
+    public static final String FAILED = "sessionrep.replication.failed";
+    public static final String COALESCED = "sessionrep.replication.coalesced";
+    public static final String DROPPED = "sessionrep.replication.dropped";
+    public static final String REQUEST_END = "sessionrep.request.end";
+    public static final String SYNC_ACK = "sessionrep.sync.ack";
+    public static final String SYNC_TIMEOUTS = "sessionrep.sync.timeouts";
+    public static final String REJECTED = "sessionrep.messages.rejected";
+    public static final String NOT_SERIALIZABLE = "sessionrep.attributes.not.serializable";
+    public static final String TOO_LARGE = "sessionrep.sessions.too.large";
+    public static final String TAKEOVERS = "sessionrep.takeovers";
+    public static final String TAKEOVER_MISSES = "sessionrep.takeover.misses";
+    public static final String SESSIONS_PRIMARY = "sessionrep.sessions.primary";
+    public static final String SESSIONS_BACKUP = "sessionrep.sessions.backup";
+    public static final String QUEUE_ENTRIES = "sessionrep.async.queue.entries";
+    public static final String QUEUE_BYTES = "sessionrep.async.queue.bytes";
+
+    public static final String REASON_MALFORMED = "malformed";
+    public static final String REASON_CLASS_NOT_ALLOWED = "class-not-allowed";
+    public static final String REASON_UNDECODABLE = "undecodable";
+
+    private final MeterRegistry registry;
+    private final Tags tags;
+    public final Counter fullSent;
+    public final Counter deltaSent;
+    public final Counter bytesSent;
+    public final Counter valueBytesSent;
+    public final Counter bytesReceived;
+    public final Counter failed;
+    public final Counter coalesced;
+    public final Counter dropped;
+    public final Timer requestEnd;
+    public final Timer syncAck;
+    public final Counter syncTimeouts;
+    public final Counter rejectedMalformed;
+    public final Counter rejectedClass;
+    public final Counter rejectedUndecodable;
+    public final Counter notSerializable;
+    public final Counter tooLarge;
+    public final Counter takeoversLocal;
+    public final Counter takeoversCluster;
+    public final Counter takeoverMisses;
+
+    public ReplicationMetrics(MeterRegistry registry, String nodeName) {
+        this.registry = registry;
+        this.tags = Tags.of("node", nodeName);
+        fullSent = counter(UPDATES_SENT, "kind", "full");
+        deltaSent = counter(UPDATES_SENT, "kind", "delta");
+        bytesSent = Counter.builder(BYTES_SENT).baseUnit("bytes").tags(tags).register(registry);
+        valueBytesSent = Counter.builder(VALUE_BYTES_SENT).baseUnit("bytes").tags(tags).register(registry);
+        bytesReceived = Counter.builder(BYTES_RECEIVED).baseUnit("bytes").tags(tags).register(registry);
+        failed = counter(FAILED);
+        coalesced = counter(COALESCED);
+        dropped = counter(DROPPED);
+        requestEnd = Timer.builder(REQUEST_END).tags(tags).register(registry);
+        syncAck = Timer.builder(SYNC_ACK).tags(tags).register(registry);
+        syncTimeouts = counter(SYNC_TIMEOUTS);
+        rejectedMalformed = counter(REJECTED, "reason", REASON_MALFORMED);
+        rejectedClass = counter(REJECTED, "reason", REASON_CLASS_NOT_ALLOWED);
+        rejectedUndecodable = counter(REJECTED, "reason", REASON_UNDECODABLE);
+        notSerializable = counter(NOT_SERIALIZABLE);
+        tooLarge = counter(TOO_LARGE);
+        takeoversLocal = counter(TAKEOVERS, "source", "local-backup");
+        takeoversCluster = counter(TAKEOVERS, "source", "cluster");
+        takeoverMisses = counter(TAKEOVER_MISSES);
+    }
+
+    private Counter counter(String name, String... extraTags) {
+        return Counter.builder(name).tags(tags).tags(extraTags).register(registry);
+    }
+
+    /** Registers a gauge with this node's tags. */
+    public void gauge(String name, Supplier<Number> value) {
+        Gauge.builder(name, value).tags(tags).register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+}

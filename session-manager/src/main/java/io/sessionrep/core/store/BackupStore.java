@@ -1,0 +1,91 @@
+package io.sessionrep.core.store;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.wire.Message.AckStatus;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/** The backup copies this node holds for other primaries, with the name of the owner of each. */
+public final class BackupStore {
+    private final Map<String, Backup> backups = new ConcurrentHashMap<>();
+
+    /** A backup copy and the member it came from. Synchronize on {@link #copy} to read or change it. */
+    public static final class Backup {
+        public final SessionCopy copy;
+        public volatile String owner;
+
+        Backup(SessionCopy copy, String owner) {
+            this.copy = copy;
+            this.owner = owner;
+        }
+    }
+
+    /**
+     * Applies an update from {@code owner}. A full copy replaces an older copy; a delta applies only on
+     * top of exactly its {@code fromVersion}, otherwise the backup needs a full copy. Anything not newer
+     * than what is held is acknowledged and ignored (duplicates, reordering).
+     */
+    public AckStatus apply(SessionUpdate update, String owner) {
+        Backup existing = backups.get(update.sessionId());
+        if (existing == null) {
+            if (!update.full()) {
+                return AckStatus.NEED_FULL;
+            }
+            Backup created = new Backup(SessionCopy.of(update), owner);
+            Backup raced = backups.putIfAbsent(update.sessionId(), created);
+            if (raced == null) {
+                return AckStatus.APPLIED;
+            }
+            existing = raced;
+        }
+        synchronized (existing.copy) {
+            long held = existing.copy.version();
+            if (update.toVersion() <= held) {
+                return AckStatus.APPLIED;
+            }
+            if (!update.full() && update.fromVersion() != held) {
+                return AckStatus.NEED_FULL;
+            }
+            existing.copy.apply(update);
+            existing.owner = owner;
+            return AckStatus.APPLIED;
+        }
+    }
+
+    public Backup get(String sessionId) {
+        return backups.get(sessionId);
+    }
+
+    public Backup remove(String sessionId) {
+        return backups.remove(sessionId);
+    }
+
+    /** A full update of the copy held, or null. */
+    public SessionUpdate fullCopy(String sessionId) {
+        Backup b = backups.get(sessionId);
+        if (b == null) {
+            return null;
+        }
+        synchronized (b.copy) {
+            return b.copy.toFullUpdate();
+        }
+    }
+
+    /** Removes the backups matching {@code expired}; returns how many. */
+    public int removeIf(Predicate<Backup> expired) {
+        int before = backups.size();
+        backups.values().removeIf(expired);
+        return before - backups.size();
+    }
+
+    public Set<String> ids() {
+        return backups.keySet();
+    }
+
+    public int size() {
+        return backups.size();
+    }
+}

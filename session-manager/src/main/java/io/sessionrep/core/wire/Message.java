@@ -1,0 +1,44 @@
+package io.sessionrep.core.wire;
+
+import io.sessionrep.core.delta.SessionUpdate;
+
+/** The replication protocol's messages, as {@link WireCodec} reads and writes them. */
+public sealed interface Message {
+
+    /** Primary to backup: apply this update. {@code ackRequested}: the sender waits for an {@link Ack}. */
+    record Update(SessionUpdate update, boolean ackRequested) implements Message {
+    }
+
+    /** Backup's answer to an update that asked for one. */
+    record Ack(AckStatus status, long version) implements Message {
+    }
+
+    /** The session was invalidated or expired: drop every copy and remember it is dead. */
+    record Invalidate(String sessionId) implements Message {
+    }
+
+    /** {@code owner} is now the primary of the session, at {@code version}. */
+    record Ownership(String sessionId, long version, String owner) implements Message {
+    }
+
+    /** Request: send me your copy of the session (reply: {@link FetchReply}). */
+    record Fetch(String sessionId) implements Message {
+    }
+
+    /** Reply to {@link Fetch}; {@code copy} is null when the node holds none. */
+    record FetchReply(SessionUpdate copy) implements Message {
+    }
+
+    /** Backup to primary: I missed an update, send me a full copy. */
+    record Resync(String sessionId) implements Message {
+    }
+
+    enum AckStatus {
+        /** Stored (or already held a newer version). */
+        APPLIED,
+        /** Version gap: the backup needs a full copy. */
+        NEED_FULL,
+        /** The session is invalidated here; the update was discarded. */
+        INVALIDATED
+    }
+}

@@ -1,0 +1,312 @@
+package io.sessionrep.core.wire;
+
+import io.sessionrep.core.delta.SessionUpdate;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Binary encoding of {@link Message}s. Every message starts with a magic byte, the protocol version and
+ * a type byte. The decoder checks every length against the bytes actually present before it allocates,
+ * so hostile input costs at most the size of the input; anything wrong is a
+ * {@link MalformedMessageException}, never another exception.
+ *
+ * <pre>
+ * header   : magic 0x53, version 1, type
+ * string   : u16 length, UTF-8 bytes           (ids, names; at most 4096 bytes)
+ * bytes    : i32 length, bytes
+ * UPDATE   : flags(1: full, 2: ack requested) id from to created accessed maxInactive(i32)
+ *            changedCount(i32) {string bytes}* removedCount(i32) {string}*
+ * ACK      : status(u8) version
+ * INVALIDATE, FETCH, RESYNC : id
+ * OWNERSHIP: id version owner
+ * FETCH_REPLY: found(u8) [UPDATE body]
+ * </pre>
+ */
+public final class WireCodec {
+    static final byte MAGIC = 0x53;
+    static final byte VERSION = 1;
+    static final int MAX_STRING = 4096;
+
+    private static final byte UPDATE = 1;
+    private static final byte ACK = 2;
+    private static final byte INVALIDATE = 3;
+    private static final byte OWNERSHIP = 4;
+    private static final byte FETCH = 5;
+    private static final byte FETCH_REPLY = 6;
+    private static final byte RESYNC = 7;
+
+    private static final int FLAG_FULL = 1;
+    private static final int FLAG_ACK = 2;
+
+    private WireCodec() {
+    }
+
+    public static byte[] encode(Message message) {
+        Writer w = new Writer(estimate(message));
+        w.u8(MAGIC);
+        w.u8(VERSION);
+        if (message instanceof Message.Update m) {
+            w.u8(UPDATE);
+            writeUpdate(w, m.update(), m.ackRequested());
+        } else if (message instanceof Message.Ack m) {
+            w.u8(ACK);
+            w.u8((byte) m.status().ordinal());
+            w.i64(m.version());
+        } else if (message instanceof Message.Invalidate m) {
+            w.u8(INVALIDATE);
+            w.string(m.sessionId());
+        } else if (message instanceof Message.Ownership m) {
+            w.u8(OWNERSHIP);
+            w.string(m.sessionId());
+            w.i64(m.version());
+            w.string(m.owner());
+        } else if (message instanceof Message.Fetch m) {
+            w.u8(FETCH);
+            w.string(m.sessionId());
+        } else if (message instanceof Message.FetchReply m) {
+            w.u8(FETCH_REPLY);
+            w.u8((byte) (m.copy() == null ? 0 : 1));
+            if (m.copy() != null) {
+                writeUpdate(w, m.copy(), false);
+            }
+        } else if (message instanceof Message.Resync m) {
+            w.u8(RESYNC);
+            w.string(m.sessionId());
+        } else {
+            throw new IllegalArgumentException("unknown message " + message);
+        }
+        return w.toBytes();
+    }
+
+    private static int estimate(Message message) {
+        if (message instanceof Message.Update m) {
+            return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.update().valueBytes()) + 32 * m.update().changed().size();
+        }
+        if (message instanceof Message.FetchReply m && m.copy() != null) {
+            return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.copy().valueBytes()) + 32 * m.copy().changed().size();
+        }
+        return 64;
+    }
+
+    private static void writeUpdate(Writer w, SessionUpdate u, boolean ackRequested) {
+        w.u8((byte) ((u.full() ? FLAG_FULL : 0) | (ackRequested ? FLAG_ACK : 0)));
+        w.string(u.sessionId());
+        w.i64(u.fromVersion());
+        w.i64(u.toVersion());
+        w.i64(u.creationTime());
+        w.i64(u.lastAccessedTime());
+        w.i32(u.maxInactiveSeconds());
+        w.i32(u.changed().size());
+        for (Map.Entry<String, byte[]> e : u.changed().entrySet()) {
+            w.string(e.getKey());
+            w.bytes(e.getValue());
+        }
+        w.i32(u.removed().size());
+        for (String name : u.removed()) {
+            w.string(name);
+        }
+    }
+
+    public static Message decode(byte[] data) throws MalformedMessageException {
+        Reader r = new Reader(data);
+        if (r.u8() != MAGIC) {
+            throw new MalformedMessageException("bad magic byte");
+        }
+        int version = r.u8();
+        if (version != VERSION) {
+            throw new MalformedMessageException("unsupported protocol version " + version);
+        }
+        int type = r.u8();
+        Message message = switch (type) {
+            case UPDATE -> {
+                int flags = r.u8();
+                yield new Message.Update(readUpdateAfterFlags(r, flags), (flags & FLAG_ACK) != 0);
+            }
+            case ACK -> {
+                int status = r.u8();
+                if (status >= Message.AckStatus.values().length) {
+                    throw new MalformedMessageException("unknown ack status " + status);
+                }
+                yield new Message.Ack(Message.AckStatus.values()[status], r.i64());
+            }
+            case INVALIDATE -> new Message.Invalidate(r.string());
+            case OWNERSHIP -> new Message.Ownership(r.string(), r.i64(), r.string());
+            case FETCH -> new Message.Fetch(r.string());
+            case FETCH_REPLY -> {
+                int found = r.u8();
+                if (found == 0) {
+                    yield new Message.FetchReply(null);
+                }
+                yield new Message.FetchReply(readUpdateAfterFlags(r, r.u8()));
+            }
+            case RESYNC -> new Message.Resync(r.string());
+            default -> throw new MalformedMessageException("unknown message type " + type);
+        };
+        if (r.remaining() != 0) {
+            throw new MalformedMessageException(r.remaining() + " trailing bytes");
+        }
+        return message;
+    }
+
+    private static SessionUpdate readUpdateAfterFlags(Reader r, int flags) throws MalformedMessageException {
+        if ((flags & ~(FLAG_FULL | FLAG_ACK)) != 0) {
+            throw new MalformedMessageException("unknown update flags " + flags);
+        }
+        String id = r.string();
+        long from = r.i64();
+        long to = r.i64();
+        if (to <= 0 || from < 0 || from >= to) {
+            throw new MalformedMessageException("bad versions " + from + " -> " + to);
+        }
+        long created = r.i64();
+        long accessed = r.i64();
+        int maxInactive = r.i32();
+        int changedCount = r.count(2 + 4);
+        Map<String, byte[]> changed = new HashMap<>(Math.max(4, changedCount * 2));
+        for (int i = 0; i < changedCount; i++) {
+            String name = r.string();
+            if (changed.put(name, r.bytes()) != null) {
+                throw new MalformedMessageException("attribute sent twice: " + name);
+            }
+        }
+        int removedCount = r.count(2);
+        Set<String> removed = new HashSet<>(Math.max(4, removedCount * 2));
+        for (int i = 0; i < removedCount; i++) {
+            removed.add(r.string());
+        }
+        boolean full = (flags & FLAG_FULL) != 0;
+        if (full && !removed.isEmpty()) {
+            throw new MalformedMessageException("a full copy cannot remove attributes");
+        }
+        return new SessionUpdate(id, from, to, full, created, accessed, maxInactive, changed, removed);
+    }
+
+    /** Growable big-endian writer. */
+    private static final class Writer {
+        private byte[] buf;
+        private int pos;
+
+        Writer(int capacity) {
+            buf = new byte[Math.max(16, capacity)];
+        }
+
+        private void ensure(int n) {
+            if (pos + n > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
+            }
+        }
+
+        void u8(byte b) {
+            ensure(1);
+            buf[pos++] = b;
+        }
+
+        void i32(int v) {
+            ensure(4);
+            buf[pos++] = (byte) (v >>> 24);
+            buf[pos++] = (byte) (v >>> 16);
+            buf[pos++] = (byte) (v >>> 8);
+            buf[pos++] = (byte) v;
+        }
+
+        void i64(long v) {
+            i32((int) (v >>> 32));
+            i32((int) v);
+        }
+
+        void string(String s) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            if (b.length > MAX_STRING) {
+                throw new IllegalArgumentException("string longer than " + MAX_STRING + " bytes: " + s.substring(0, 40) + "...");
+            }
+            ensure(2 + b.length);
+            buf[pos++] = (byte) (b.length >>> 8);
+            buf[pos++] = (byte) b.length;
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
+        }
+
+        void bytes(byte[] b) {
+            i32(b.length);
+            ensure(b.length);
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
+        }
+
+        byte[] toBytes() {
+            return pos == buf.length ? buf : java.util.Arrays.copyOf(buf, pos);
+        }
+    }
+
+    /** Bounds-checked big-endian reader. */
+    private static final class Reader {
+        private final byte[] buf;
+        private int pos;
+
+        Reader(byte[] buf) {
+            this.buf = buf;
+        }
+
+        int remaining() {
+            return buf.length - pos;
+        }
+
+        private void need(int n) throws MalformedMessageException {
+            if (n < 0 || n > remaining()) {
+                throw new MalformedMessageException("truncated: need " + n + " bytes, have " + remaining());
+            }
+        }
+
+        int u8() throws MalformedMessageException {
+            need(1);
+            return buf[pos++] & 0xff;
+        }
+
+        int i32() throws MalformedMessageException {
+            need(4);
+            int v = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8) | (buf[pos + 3] & 0xff);
+            pos += 4;
+            return v;
+        }
+
+        long i64() throws MalformedMessageException {
+            long hi = i32() & 0xffffffffL;
+            long lo = i32() & 0xffffffffL;
+            return (hi << 32) | lo;
+        }
+
+        /** A count of entries each at least {@code minEntrySize} bytes long: checked against what is left. */
+        int count(int minEntrySize) throws MalformedMessageException {
+            int n = i32();
+            if (n < 0 || (long) n * minEntrySize > remaining()) {
+                throw new MalformedMessageException("impossible entry count " + n);
+            }
+            return n;
+        }
+
+        String string() throws MalformedMessageException {
+            need(2);
+            int len = ((buf[pos] & 0xff) << 8) | (buf[pos + 1] & 0xff);
+            pos += 2;
+            if (len > MAX_STRING) {
+                throw new MalformedMessageException("string too long: " + len);
+            }
+            need(len);
+            String s = new String(buf, pos, len, StandardCharsets.UTF_8);
+            pos += len;
+            return s;
+        }
+
+        byte[] bytes() throws MalformedMessageException {
+            int len = i32();
+            need(len);
+            byte[] b = java.util.Arrays.copyOfRange(buf, pos, pos + len);
+            pos += len;
+            return b;
+        }
+    }
+}

@@ -1,0 +1,384 @@
+package io.sessionrep.core;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.testing.MutableClock;
+import io.sessionrep.core.testing.RecordingEvents;
+import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The core's replication semantics over the in-memory transport (behaviour over real JGroups and real
+ * containers is tested in the integration modules).
+ */
+@Timeout(30)
+class SessionReplicatorTest {
+    private final InMemoryNetwork network = new InMemoryNetwork();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MeterRegistry meters = new SimpleMeterRegistry();
+    private final Map<String, InMemoryNetwork.Node> transports = new HashMap<>();
+    private final Map<String, RecordingEvents> events = new HashMap<>();
+    private final List<SessionReplicator> started = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        started.forEach(SessionReplicator::close);
+    }
+
+    private SessionReplicator node(String name) {
+        return node(name, b -> b);
+    }
+
+    private SessionReplicator node(String name, UnaryOperator<ReplicationConfig.Builder> options) {
+        ReplicationConfig config = options.apply(ReplicationConfig.builder().nodeName(name).machineId(name)).build();
+        InMemoryNetwork.Node transport = network.transport(name, name);
+        RecordingEvents recorder = new RecordingEvents();
+        SessionReplicator replicator = SessionReplicator.start(config, transport, getClass().getClassLoader(), meters,
+                recorder, clock);
+        transports.put(name, transport);
+        events.put(name, recorder);
+        started.add(replicator);
+        transports.values().forEach(InMemoryNetwork.Node::drain); // every node has seen the new view
+        return replicator;
+    }
+
+    private double counter(String name, String node) {
+        return meters.find(name).tag("node", node).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    private double valueBytesSent(String node) {
+        return counter(ReplicationMetrics.VALUE_BYTES_SENT, node);
+    }
+
+    private void settle(SessionReplicator... nodes) {
+        for (SessionReplicator n : nodes) {
+            n.flush(Duration.ofSeconds(5));
+        }
+        for (InMemoryNetwork.Node t : transports.values()) {
+            t.drain();
+        }
+    }
+
+    private TestSession newSession(String id) {
+        return new TestSession(id, clock.millis());
+    }
+
+    @Test
+    void firstCopyIsFullAndLaterCopiesCarryOnlyTheChangedAttribute() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("one", new byte[10_000]).set("two", new byte[10_000]);
+
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        double first = valueBytesSent("a");
+        assertTrue(first >= 20_000 && first < 20_200, "first copy carries both attributes: " + first);
+        assertEquals(1, b.backupVersion("s1"));
+
+        s.set("two", new byte[10_000]).get("one"); // byte[] read counts as possibly mutated, but bytes are equal
+        ((byte[]) s.attribute("two"))[0] = 7;
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        double second = valueBytesSent("a") - first;
+        assertTrue(second >= 10_000 && second < 10_100, "delta carries only the changed attribute: " + second);
+        assertEquals(2, b.backupVersion("s1"));
+    }
+
+    @Test
+    void readOnlyRequestSendsNothing() {
+        SessionReplicator a = node("a");
+        node("b");
+        TestSession s = newSession("s1").set("name", "alice").set("cart", new ArrayList<>(List.of("x")));
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        double before = counter(ReplicationMetrics.BYTES_SENT, "a");
+
+        s.get("name");
+        s.get("cart"); // mutable, read but not changed: bytes compare equal, nothing sent
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertEquals(before, counter(ReplicationMetrics.BYTES_SENT, "a"));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void mutableAttributeChangedInPlaceReplicatesWithoutSetAttribute() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("cart", new ArrayList<>(List.of("book")));
+        a.requestEnd(s, s.tracker);
+        settle(a);
+
+        ((List<String>) s.get("cart")).add("pen");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        a.close();
+        await().until(() -> b.members().size() == 1);
+
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals(List.of("book", "pen"), restored.attributes().get("cart"));
+    }
+
+    @Test
+    void backupTakesOverWhenPrimaryIsGone() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("user", "alice").set("n", 42);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        a.close();
+        await().until(() -> b.members().size() == 1);
+
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals("alice", restored.attributes().get("user"));
+        assertEquals(42, restored.attributes().get("n"));
+        assertTrue(b.isPrimary("s1"));
+        assertEquals(1, counter(ReplicationMetrics.TAKEOVERS, "b"));
+    }
+
+    @Test
+    void nodeWithoutCopyFetchesFromTheClusterAndOldPrimaryLetsGo() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        SessionReplicator stranger = b.hasBackup("s1") ? c : b;
+        assertFalse(stranger.hasLocalCopy("s1"));
+
+        RestoredSession restored = stranger.takeOver("s1").orElseThrow();
+        assertEquals("alice", restored.attributes().get("user"));
+        assertEquals(2, restored.version());
+        settle(a, b, c);
+        assertTrue(stranger.isPrimary("s1"));
+        assertFalse(a.isPrimary("s1"));
+        assertEquals(List.of("s1"), events.get("a").ownershipLost);
+    }
+
+    @Test
+    void unknownIdIsNotAdopted() {
+        SessionReplicator a = node("a");
+        node("b");
+        assertEquals(Optional.empty(), a.takeOver("never-seen"));
+        assertFalse(a.isPrimary("never-seen"));
+    }
+
+    @Test
+    void invalidationRemovesEveryCopyAndLateUpdatesDoNotResurrect() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        a.invalidate("s1");
+        settle(a, b, c);
+        for (SessionReplicator n : List.of(a, b, c)) {
+            assertFalse(n.hasLocalCopy("s1"), n.nodeName());
+            assertEquals(Optional.empty(), n.takeOver("s1"), n.nodeName());
+        }
+        // a late full copy (duplicated or reordered on the network) arrives after the invalidation
+        byte[] late = WireCodec.encode(new Message.Update(new io.sessionrep.core.delta.SessionUpdate("s1", 0, 5, true,
+                0, 0, 1800, Map.of("user", new byte[] {1}), java.util.Set.of()), false));
+        transports.get("a").send(new io.sessionrep.core.transport.Member("b", "b"), late);
+        settle(a, b, c);
+        assertFalse(b.hasLocalCopy("s1"));
+    }
+
+    @Test
+    void invalidationOnAnotherNodeEvictsTheLiveCopy() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        b.takeOver("s1").orElseThrow();
+        b.invalidate("s1");
+        settle(a, b);
+        assertFalse(a.hasLocalCopy("s1"));
+    }
+
+    @Test
+    void backupThatMissedADeltaGetsAFullCopy() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("x", 1);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        AtomicBoolean dropOne = new AtomicBoolean(true);
+        network.dropWhen((target, bytes) -> target.name().equals("b") && dropOne.getAndSet(false));
+        s.set("x", 2);
+        a.requestEnd(s, s.tracker); // lost
+        settle(a);
+        assertEquals(1, b.backupVersion("s1"));
+        s.set("y", 3);
+        a.requestEnd(s, s.tracker); // gap: b asks for a full copy
+        settle(a);
+        settle(a);
+        await().until(() -> b.backupVersion("s1") == 3);
+        a.close();
+        await().until(() -> b.members().size() == 1);
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals(2, restored.attributes().get("x"));
+        assertEquals(3, restored.attributes().get("y"));
+    }
+
+    @Test
+    void syncModeReturnsOnlyAfterTheBackupStoredTheUpdate() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        TestSession s = newSession("s1");
+        for (int i = 1; i <= 20; i++) {
+            s.set("counter", i);
+            a.requestEnd(s, s.tracker);
+            assertEquals(i, b.backupVersion("s1")); // no waiting: it is there when requestEnd returns
+        }
+        assertEquals(0, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"));
+    }
+
+    @Test
+    void syncModeProceedsAfterTimeoutWhenTheBackupDoesNotAnswer() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofMillis(200)));
+        node("b");
+        network.dropWhen((target, bytes) -> true);
+        TestSession s = newSession("s1").set("x", 1);
+        a.requestEnd(s, s.tracker);
+        assertEquals(1, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"));
+    }
+
+    @Test
+    void classOutsideTheAllowlistIsRefusedAndCountedAndTheRestArrives() {
+        SessionReplicator a = node("a", o -> o.serializationAllowlist(List.of("io.sessionrep.")));
+        SessionReplicator b = node("b"); // allows only the JDK types
+        TestSession s = newSession("s1").set("user", "alice").set("gadget", new Gadget("x"));
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertEquals(1, counter(ReplicationMetrics.REJECTED, "b"));
+        a.close();
+        await().until(() -> b.members().size() == 1);
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals("alice", restored.attributes().get("user"));
+        assertFalse(restored.attributes().containsKey("gadget"));
+    }
+
+    @Test
+    void malformedMessagesAreCountedAndTheNodeKeepsWorking() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        transports.get("a").send(new io.sessionrep.core.transport.Member("b", "b"), new byte[] {0x53, 1, 1, 0, 0, 0, 9});
+        transports.get("a").send(new io.sessionrep.core.transport.Member("b", "b"), new byte[] {1, 2, 3});
+        settle(a, b);
+        assertEquals(2, counter(ReplicationMetrics.REJECTED, "b"));
+        TestSession s = newSession("s1").set("x", 1);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertEquals(1, b.backupVersion("s1"));
+    }
+
+    @Test
+    void sessionsOverMaxSizeAreNotReplicatedButTheRequestSucceeds() {
+        SessionReplicator a = node("a", o -> o.maxSessionSize(4096));
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("big", new byte[8192]);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertEquals(1, counter(ReplicationMetrics.TOO_LARGE, "a"));
+        assertFalse(b.hasBackup("s1"));
+        s.set("big", new byte[100]);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertTrue(b.hasBackup("s1"));
+    }
+
+    @Test
+    void writeQuotaZeroReplicatesNothing() {
+        SessionReplicator a = node("a", o -> o.writeQuota(0));
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("x", 1);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertFalse(b.hasBackup("s1"));
+    }
+
+    @Test
+    void orphanedBackupsExpireWithTheReplicatedLastAccessTime() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("x", 1);
+        s.setMaxInactiveSeconds(60);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        clock.advance(Duration.ofSeconds(59));
+        b.runMaintenance();
+        assertTrue(b.hasBackup("s1"), "primary alive: the primary decides");
+        a.close();
+        await().until(() -> b.members().size() == 1);
+        b.runMaintenance();
+        assertTrue(b.hasBackup("s1"), "not expired yet");
+        clock.advance(Duration.ofSeconds(2));
+        b.runMaintenance();
+        assertFalse(b.hasBackup("s1"));
+    }
+
+    @Test
+    void removedAttributeIsRemovedOnTheBackup() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("x", 1).set("y", 2);
+        a.requestEnd(s, s.tracker);
+        s.remove("x");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        a.close();
+        await().until(() -> b.members().size() == 1);
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals(Map.of("y", 2), restored.attributes());
+    }
+
+    /** Serializable, but in a package the receiving node does not allow. */
+    record Gadget(String payload) implements java.io.Serializable {
+    }
+
+    @Test
+    void coalescedQueueSendsTheNewestState() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1");
+        for (int i = 0; i < 200; i++) {
+            s.set("counter", i).set("blob", new byte[] {(byte) i});
+            a.requestEnd(s, s.tracker);
+        }
+        settle(a);
+        await().until(() -> b.backupVersion("s1") == 200);
+        a.close();
+        await().until(() -> b.members().size() == 1);
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals(199, restored.attributes().get("counter"));
+        assertArrayEquals(new byte[] {(byte) 199}, (byte[]) restored.attributes().get("blob"));
+    }
+}

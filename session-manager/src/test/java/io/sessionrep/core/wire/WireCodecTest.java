@@ -1,0 +1,114 @@
+package io.sessionrep.core.wire;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class WireCodecTest {
+    private static final SessionUpdate DELTA = new SessionUpdate("abc", 3, 4, false, 1000, 2000, 1800,
+            Map.of("cart", new byte[] {1, 2, 3}, "user", new byte[] {9}), Set.of("gone"));
+
+    @Test
+    void everyMessageRoundTrips() throws Exception {
+        List<Message> messages = List.of(
+                new Message.Update(DELTA, true),
+                new Message.Update(new SessionUpdate("x", 0, 1, true, 1, 2, 0, Map.of(), Set.of()), false),
+                new Message.Ack(Message.AckStatus.NEED_FULL, 7),
+                new Message.Invalidate("abc"),
+                new Message.Ownership("abc", 9, "node-b"),
+                new Message.Fetch("abc"),
+                new Message.FetchReply(null),
+                new Message.FetchReply(new SessionUpdate("abc", 0, 4, true, 1, 2, 3, Map.of("a", new byte[5]), Set.of())),
+                new Message.Resync("abc"));
+        for (Message m : messages) {
+            Message back = WireCodec.decode(WireCodec.encode(m));
+            assertEquals(normalize(m), normalize(back));
+        }
+        Message.Update u = (Message.Update) WireCodec.decode(WireCodec.encode(new Message.Update(DELTA, true)));
+        assertArrayEquals(new byte[] {1, 2, 3}, u.update().changed().get("cart"));
+        assertEquals(Set.of("gone"), u.update().removed());
+        assertTrue(u.ackRequested());
+    }
+
+    /** byte[] has identity equality: compare updates through a printable form. */
+    private static String normalize(Message m) {
+        if (m instanceof Message.Update u) {
+            return "U" + u.ackRequested() + describe(u.update());
+        }
+        if (m instanceof Message.FetchReply r) {
+            return "F" + (r.copy() == null ? "-" : describe(r.copy()));
+        }
+        return m.toString();
+    }
+
+    private static String describe(SessionUpdate u) {
+        StringBuilder sb = new StringBuilder(u.sessionId() + u.fromVersion() + u.toVersion() + u.full()
+                + u.creationTime() + u.lastAccessedTime() + u.maxInactiveSeconds() + new java.util.TreeSet<>(u.removed()));
+        new java.util.TreeMap<>(u.changed()).forEach((k, v) -> sb.append(k).append(java.util.Arrays.toString(v)));
+        return sb.toString();
+    }
+
+    @Test
+    void unknownVersionAndTruncationAreRejected() {
+        byte[] good = WireCodec.encode(new Message.Update(DELTA, false));
+        byte[] otherVersion = good.clone();
+        otherVersion[1] = 2;
+        MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
+        assertTrue(e.getMessage().contains("version 2"));
+        for (int len = 0; len < good.length; len++) {
+            byte[] truncated = java.util.Arrays.copyOf(good, len);
+            assertThrows(MalformedMessageException.class, () -> WireCodec.decode(truncated));
+        }
+    }
+
+    @Test
+    void hugeDeclaredLengthsDoNotAllocate() {
+        // an update claiming 2^31-1 attributes in a 40-byte message
+        byte[] hostile = {0x53, 1, 1, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hostile));
+    }
+
+    /**
+     * Short property-based fuzz run (a longer one belongs to the hardening issue): random bytes and
+     * mutations of valid messages either decode or fail with MalformedMessageException, nothing else.
+     */
+    @Test
+    void randomAndMutatedInputNeverThrowsAnythingElse() {
+        Random random = new Random(20261121);
+        byte[] valid = WireCodec.encode(new Message.Update(DELTA, true));
+        int decoded = 0;
+        for (int i = 0; i < 200_000; i++) {
+            byte[] input;
+            if (i % 2 == 0) {
+                input = new byte[random.nextInt(64)];
+                random.nextBytes(input);
+                if (input.length > 2) {
+                    input[0] = 0x53;
+                    input[1] = 1;
+                }
+            } else {
+                input = valid.clone();
+                for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+                    input[random.nextInt(input.length)] = (byte) random.nextInt(256);
+                }
+            }
+            try {
+                WireCodec.decode(input);
+                decoded++;
+            } catch (MalformedMessageException expected) {
+                // rejected cleanly
+            }
+        }
+        assertTrue(decoded > 0, "some mutations stay valid, so the fuzzer reaches deep paths");
+    }
+}
