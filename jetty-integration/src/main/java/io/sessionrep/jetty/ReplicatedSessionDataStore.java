@@ -117,8 +117,9 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
             throw new IllegalStateException("ReplicatedSessionDataStore needs a ReplicatedSessionCache, found "
                     + cache + " (add a ReplicatedSessionCacheFactory to the server)");
         }
-        LOG.info("Starting session replication for context {} with {}", _context.getCanonicalContextPath(),
-                config);
+        // the core logs the one-line config and each notYetActive() warning as it starts
+        LOG.info("Session replication for context '{}' (session id route suffix .{}):\n{}",
+                _context.getCanonicalContextPath(), workerName, config.describe());
         replicator = SessionReplicator.start(config, transports.apply(config), appClassLoader(), meters,
                 replicatedCache.sessionEvents());
         super.doStart();

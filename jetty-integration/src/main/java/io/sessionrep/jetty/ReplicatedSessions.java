@@ -79,7 +79,9 @@ public final class ReplicatedSessions {
         ReplicatedSessionDataStore store = new ReplicatedSessionDataStore(config, meters, transports);
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
-        sessions.addEventListener(new RouteSuffix(sessions, nodeName));
+        RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
+        routeSuffix.nameUnnamed(context.getServer());
+        sessions.addEventListener(routeSuffix);
         return new ReplicatedSessions(store);
     }
 
@@ -89,13 +91,25 @@ public final class ReplicatedSessions {
     }
 
     /**
-     * Makes node-name the workerName of the server's session id manager when the session handler starts
-     * (the server is known by then, and the id manager is resolved during that start).
+     * Makes node-name the workerName of the session id manager that the context's session handler will use
+     * (the server's, shared by its contexts): names it if nobody did, creates it if there is none, and
+     * refuses to start when it already has another name (a user's explicit choice is not rewritten).
+     * Applied at install when the context already belongs to a server (before a server-level id manager
+     * starts and takes Jetty's default name, node0), and again when the session handler starts.
      */
     private record RouteSuffix(SessionHandler sessions, String nodeName) implements LifeCycle.Listener {
+        void nameUnnamed(Server server) {
+            if (server != null && sessions.getSessionIdManager() == null
+                    && server.getBean(SessionIdManager.class) instanceof DefaultSessionIdManager ids
+                    && ids.getWorkerName() == null && !ids.isRunning()) {
+                ids.setWorkerName(nodeName);
+            }
+        }
+
         @Override
         public void lifeCycleStarting(LifeCycle event) {
             Server server = sessions.getServer();
+            nameUnnamed(server);
             SessionIdManager ids = sessions.getSessionIdManager();
             if (ids == null && server != null) {
                 ids = server.getBean(SessionIdManager.class);
@@ -111,13 +125,10 @@ public final class ReplicatedSessions {
                 server.addBean(created, true);
                 startWithServerLoader(created, server);
             } else if (!nodeName.equals(ids.getWorkerName())) {
-                if (ids instanceof DefaultSessionIdManager defaults && !defaults.isRunning()) {
-                    defaults.setWorkerName(nodeName);
-                } else {
-                    throw new IllegalStateException("node-name '" + nodeName + "' must be the route suffix of"
-                            + " session ids, but the server's session id manager already runs with workerName '"
-                            + ids.getWorkerName() + "'");
-                }
+                throw new IllegalStateException("node-name '" + nodeName + "' must be the route suffix of"
+                        + " session ids, but the server's session id manager has workerName '"
+                        + ids.getWorkerName() + "': set DefaultSessionIdManager.workerName to '" + nodeName
+                        + "' (or install before the server's id manager starts and leave it unset)");
             }
         }
 

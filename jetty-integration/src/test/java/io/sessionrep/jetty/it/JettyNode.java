@@ -6,13 +6,13 @@ import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.jetty.ReplicatedSessions;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 import java.net.URI;
+import java.util.function.Function;
 
 /** One embedded Jetty 12.1 ee10 server on 127.0.0.1 whose only context has replicated sessions. */
 final class JettyNode implements AutoCloseable {
@@ -21,10 +21,11 @@ final class JettyNode implements AutoCloseable {
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final Server server;
     private final ServerConnector connector;
+    private final ServletContextHandler context;
     private final ReplicatedSessions sessions;
     private volatile ReplicationTransport transport;
 
-    private JettyNode(ReplicationConfig config) {
+    private JettyNode(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports) {
         this.name = config.nodeName();
         this.config = config;
         server = new Server();
@@ -32,21 +33,22 @@ final class JettyNode implements AutoCloseable {
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        context = new ServletContextHandler(ServletContextHandler.SESSIONS);
         context.setContextPath("/");
         SessionServlet servlet = new SessionServlet(name);
         context.addServlet(new ServletHolder(servlet), "/session");
         context.addServlet(new ServletHolder(servlet), "/inner");
         sessions = ReplicatedSessions.install(context, config, meters, c -> {
-            ReplicationTransport t = new JGroupsTransport(c);
+            ReplicationTransport t = transports.apply(c);
             transport = t;
             return t;
         });
         server.setHandler(context);
     }
 
-    static JettyNode start(ReplicationConfig config) throws Exception {
-        JettyNode node = new JettyNode(config);
+    static JettyNode start(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports)
+            throws Exception {
+        JettyNode node = new JettyNode(config, transports);
         node.server.start();
         return node;
     }
@@ -61,6 +63,11 @@ final class JettyNode implements AutoCloseable {
 
     boolean hasLocalCopy(String sessionId) {
         return replicator().hasLocalCopy(sessionId);
+    }
+
+    /** Whether Jetty's session cache on this node holds the session live (not: a backup copy). */
+    boolean holdsLive(String sessionId) throws Exception {
+        return context.getSessionHandler().getSessionCache().contains(sessionId);
     }
 
     int members() {

@@ -1,6 +1,7 @@
 package io.sessionrep.jetty.it;
 
 import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.metrics.ReplicationMetrics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,11 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class JettyReplicationTest {
-    private static final String BYTES_SENT = "sessionrep.replication.bytes.sent";
-    private static final String UPDATES_SENT = "sessionrep.replication.updates.sent";
-    private static final String BYTES_RECEIVED = "sessionrep.replication.bytes.received";
-    private static final String REJECTED = "sessionrep.messages.rejected";
-    private static final String SYNC_TIMEOUTS = "sessionrep.sync.timeouts";
+    private static final String BYTES_SENT = ReplicationMetrics.BYTES_SENT;
+    private static final String UPDATES_SENT = ReplicationMetrics.UPDATES_SENT;
+    private static final String BYTES_RECEIVED = ReplicationMetrics.BYTES_RECEIVED;
+    private static final String REJECTED = ReplicationMetrics.REJECTED;
+    private static final String SYNC_TIMEOUTS = ReplicationMetrics.SYNC_TIMEOUTS;
     private static final Duration REPLICATION = Duration.ofSeconds(10);
     private static final int KIB = 1024;
 
@@ -64,6 +65,29 @@ class JettyReplicationTest {
         Browser.Reply sticky = user.get(b, "op=get&name=color");
         assertEquals("blue", sticky.body());
         assertNull(sticky.setCookie(), "no cookie churn once the route matches");
+    }
+
+    @Test
+    void userMovingBetweenLiveNodesAlwaysSeesTheLatestState() throws Exception {
+        cluster = TestCluster.start("bounce", 2, b -> b.replicationMode(ReplicationMode.SYNC));
+        JettyNode a = cluster.node(0);
+        JettyNode b = cluster.node(1);
+
+        user.get(a, "op=set&name=color&value=blue");
+        String id = user.sessionId();
+
+        Browser.Reply onB = user.get(b, "op=set&name=color&value=red");
+        assertEquals(id + ".node-b", onB.setCookie(), "node-b took the session over");
+        await("node-a dropped its live copy").atMost(REPLICATION).until(() -> !a.holdsLive(id));
+
+        Browser.Reply backOnA = user.get(a, "op=get&name=color");
+        assertEquals("red", backOnA.body(), "node-a took it back from node-b, not from a stale live copy");
+        assertEquals(id + ".node-a", backOnA.setCookie());
+        await("node-b dropped its live copy").atMost(REPLICATION).until(() -> !b.holdsLive(id));
+
+        user.get(a, "op=set&name=color&value=green");
+        assertEquals("green", user.get(b, "op=get&name=color").body());
+        assertTrue(a.isRunning() && b.isRunning());
     }
 
     @Test
@@ -118,9 +142,30 @@ class JettyReplicationTest {
     }
 
     @Test
+    void sessionExpiredOnItsPrimaryIsRemovedEverywhere() throws Exception {
+        cluster = TestCluster.start("expiry", 2, b -> b.replicationMode(ReplicationMode.SYNC));
+        JettyNode a = cluster.node(0);
+        JettyNode b = cluster.node(1);
+
+        user.get(a, "op=set&name=color&value=blue");
+        user.get(a, "op=max-inactive&value=1");
+        String id = user.sessionId();
+        assertTrue(b.hasLocalCopy(id));
+
+        // one request once the second of inactivity has passed (each request is an access)
+        await("expired on node-a").pollDelay(Duration.ofMillis(1500)).atMost(REPLICATION)
+                .until(() -> "no-session".equals(user.get(a, "op=get&name=color").body()));
+        await("copy removed on node-b").atMost(REPLICATION).until(() -> !b.hasLocalCopy(id));
+        assertEquals("no-session", user.get(b, "op=get&name=color").body());
+    }
+
+    @Test
     void syncModeBackupHoldsTheUpdateWhenTheResponseArrives() throws Exception {
+        // requests (what sync replication waits on) leave 300 ms late: a response that did not wait for
+        // the backup's acknowledgement would arrive 300 ms before the backup has the update
         cluster = TestCluster.start("sync", 2,
-                b -> b.replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofSeconds(5)));
+                (i, b) -> b.replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofSeconds(5)),
+                network -> new SlowRequests(network, Duration.ofMillis(300)));
         JettyNode a = cluster.node(0);
         JettyNode b = cluster.node(1);
 
@@ -178,7 +223,8 @@ class JettyReplicationTest {
 
         user.get(a, "op=set&name=color&value=blue");
         user.get(a, "op=unlisted&name=secret&value=s3cret");
-        await("refusal counted on node-b").atMost(REPLICATION).until(() -> b.count(REJECTED) >= 1);
+        await("refusal counted on node-b").atMost(REPLICATION).until(() -> b.count(REJECTED,
+                "reason", ReplicationMetrics.REASON_CLASS_NOT_ALLOWED) >= 1);
         user.get(a, "op=note&name=note&value=hello");
         user.get(a, "op=set&name=size&value=large");
 

@@ -76,6 +76,10 @@ public class SessionServlet extends HttpServlet {
                 list.add(value); // in place from the second call on: no setAttribute
                 body = list.toString();
             }
+            case "max-inactive" -> {
+                request.getSession(true).setMaxInactiveInterval(Integer.parseInt(value));
+                body = "ok";
+            }
             case "invalidate" -> {
                 HttpSession session = request.getSession(false);
                 if (session != null) {

@@ -2,6 +2,9 @@ package io.sessionrep.jetty.it;
 
 import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,18 +21,42 @@ import static org.awaitility.Awaitility.await;
  * Two or three {@link JettyNode}s in this JVM forming one replication cluster over real JGroups channels
  * on 127.0.0.1: static discovery, each node listing only its ring predecessor, free bind ports, a cluster
  * name of its own (tests never see each other), a machine id per node.
+ *
+ * <p>With {@code -Dsessionrep.it.transport=memory} the nodes use the core's in-memory test network
+ * instead of JGroups: the same behaviours, without the transport (to tell a transport problem from an
+ * integration problem).
  */
 final class TestCluster implements AutoCloseable {
+    private static final boolean IN_MEMORY = "memory".equals(System.getProperty("sessionrep.it.transport"));
     private final List<JettyNode> nodes = new ArrayList<>();
+    private final InMemoryNetwork network = new InMemoryNetwork();
+
+    private final UnaryOperator<ReplicationTransport> decorate;
+
+    private TestCluster(UnaryOperator<ReplicationTransport> decorate) {
+        this.decorate = decorate;
+    }
+
+    private ReplicationTransport transport(ReplicationConfig config) {
+        return decorate.apply(IN_MEMORY
+                ? network.transport(config.nodeName(), config.machineId())
+                : new JGroupsTransport(config));
+    }
 
     /**
      * Starts {@code size} nodes named node-a, node-b, ... and waits until they see each other.
      * {@code customize} adjusts each node's configuration builder (it gets the node's index).
      */
     static TestCluster start(String testName, int size, Customizer customize) throws Exception {
+        return start(testName, size, customize, UnaryOperator.identity());
+    }
+
+    /** As above, each node's transport wrapped by {@code decorate} (a slower network, ...). */
+    static TestCluster start(String testName, int size, Customizer customize,
+                             UnaryOperator<ReplicationTransport> decorate) throws Exception {
         String clusterName = testName + "-" + UUID.randomUUID().toString().substring(0, 8);
         int[] ports = freePorts(size);
-        TestCluster cluster = new TestCluster();
+        TestCluster cluster = new TestCluster(decorate);
         try {
             for (int i = 0; i < size; i++) {
                 String node = "node-" + (char) ('a' + i);
@@ -42,7 +69,7 @@ final class TestCluster implements AutoCloseable {
                         .bindPort(ports[i])
                         .peers(List.of(new HostPort("127.0.0.1", predecessor)))
                         .serializationAllowlist(List.of("io.sessionrep.jetty.it."));
-                cluster.nodes.add(JettyNode.start(customize.apply(i, builder).build()));
+                cluster.nodes.add(JettyNode.start(customize.apply(i, builder).build(), cluster::transport));
             }
             await("cluster of " + size + " formed").atMost(Duration.ofSeconds(20))
                     .until(() -> cluster.nodes.stream().allMatch(n -> n.members() == size));
