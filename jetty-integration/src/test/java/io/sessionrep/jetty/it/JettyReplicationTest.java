@@ -2,6 +2,7 @@ package io.sessionrep.jetty.it;
 
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.jetty.it.allowed.ActivationProbe;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -91,6 +92,20 @@ class JettyReplicationTest {
     }
 
     @Test
+    void takeOverTellsActivationListenersOnceOnTheNewNode() throws Exception {
+        cluster = TestCluster.start("activation", 2, b -> b.replicationMode(ReplicationMode.SYNC));
+        JettyNode a = cluster.node(0);
+        JettyNode b = cluster.node(1);
+        user.get(a, "op=probe&name=probe");
+        int before = ActivationProbe.ACTIVATIONS.get();
+
+        a.stop();
+        assertEquals("ActivationProbe", user.get(b, "op=get&name=probe").body());
+        assertEquals("ActivationProbe", user.get(b, "op=get&name=probe").body());
+        assertEquals(before + 1, ActivationProbe.ACTIVATIONS.get(), "sessionDidActivate once, on take-over");
+    }
+
+    @Test
     void secondRequestReplicatesOnlyTheChangedAttribute() throws Exception {
         cluster = TestCluster.start("delta", 2, b -> b.replicationMode(ReplicationMode.SYNC));
         JettyNode a = cluster.node(0);
@@ -157,6 +172,26 @@ class JettyReplicationTest {
                 .until(() -> "no-session".equals(user.get(a, "op=get&name=color").body()));
         await("copy removed on node-b").atMost(REPLICATION).until(() -> !b.hasLocalCopy(id));
         assertEquals("no-session", user.get(b, "op=get&name=color").body());
+    }
+
+    @Test
+    void renewedSessionIdReplicatesUnderTheNewIdAndRetiresTheOldOne() throws Exception {
+        cluster = TestCluster.start("renew", 2, b -> b.replicationMode(ReplicationMode.SYNC));
+        JettyNode a = cluster.node(0);
+        JettyNode b = cluster.node(1);
+
+        user.get(a, "op=set&name=color&value=blue");
+        String oldId = user.sessionId();
+        Browser.Reply renewed = user.get(a, "op=renew");
+        String newId = user.sessionId();
+        assertNotEquals(oldId, newId);
+        assertEquals(newId, renewed.body());
+        assertEquals(newId + ".node-a", renewed.setCookie());
+        assertTrue(b.hasLocalCopy(newId), "new id replicated");
+        await("old id retired on node-b").atMost(REPLICATION).until(() -> !b.hasLocalCopy(oldId));
+
+        a.stop();
+        assertEquals("blue", user.get(b, "op=get&name=color").body());
     }
 
     @Test

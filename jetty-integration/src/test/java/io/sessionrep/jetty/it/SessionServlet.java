@@ -1,5 +1,6 @@
 package io.sessionrep.jetty.it;
 
+import io.sessionrep.jetty.it.allowed.ActivationProbe;
 import io.sessionrep.jetty.it.allowed.Note;
 import io.sessionrep.jetty.it.unlisted.Unlisted;
 import jakarta.servlet.AsyncContext;
@@ -43,6 +44,10 @@ public class SessionServlet extends HttpServlet {
                 request.getSession(true).setAttribute(name, new Note(value));
                 body = "ok";
             }
+            case "probe" -> {
+                request.getSession(true).setAttribute(name, new ActivationProbe());
+                body = "ok";
+            }
             case "unlisted" -> {
                 request.getSession(true).setAttribute(name, new Unlisted(value));
                 body = "ok";
@@ -79,6 +84,10 @@ public class SessionServlet extends HttpServlet {
             case "max-inactive" -> {
                 request.getSession(true).setMaxInactiveInterval(Integer.parseInt(value));
                 body = "ok";
+            }
+            case "renew" -> {
+                request.getSession(true);
+                body = request.changeSessionId();
             }
             case "invalidate" -> {
                 HttpSession session = request.getSession(false);
