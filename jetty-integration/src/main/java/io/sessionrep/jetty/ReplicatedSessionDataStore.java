@@ -63,6 +63,8 @@ import java.util.function.Function;
  * release. A request that changes the session again after commit replicates twice, which is required,
  * not redundant. Concurrent requests on one session replicate as each commits, and once more when the last
  * exits if anything is left; the tracker accumulates between them, so nothing is lost or sent twice.
+ * Jetty stores under the session's lock, so in {@code sync} mode other requests of the same session wait
+ * with the one waiting for its acknowledgement, never longer than {@code sync-timeout}.
  *
  * <p>Replicating here rather than from an overridden {@code SessionCache.release} keeps Jetty's layering:
  * the cache decides when (with Jetty's own, tested rules: request counting, invalid sessions skipped, dirty

@@ -108,7 +108,7 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
-    private static int[] freePorts(int count) throws IOException {
+    static int[] freePorts(int count) throws IOException {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             int[] ports = new int[count];
