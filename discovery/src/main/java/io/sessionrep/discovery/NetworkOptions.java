@@ -1,0 +1,96 @@
+package io.sessionrep.discovery;
+
+import io.sessionrep.core.config.ConfigException;
+import io.sessionrep.core.config.HostPort;
+import io.sessionrep.core.config.ReplicationConfig;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Resolves the network options of a {@link ReplicationConfig} to socket addresses, failing with a
+ * {@link ConfigException} that names the option and the value when a host cannot be used.
+ */
+final class NetworkOptions {
+
+    private NetworkOptions() {
+    }
+
+    /** {@code bind-address}: must resolve to an address of this machine. */
+    static InetAddress bindAddress(ReplicationConfig config) {
+        String host = config.bindAddress();
+        InetAddress address = resolve("bind-address", host, "a host name or IP address of this machine");
+        if (!address.isAnyLocalAddress() && !isLocalInterface(address)) {
+            throw new ConfigException("bind-address", "'" + host + "' (" + address.getHostAddress()
+                    + ") is not an address of this machine; expected the address of a local network interface");
+        }
+        return address;
+    }
+
+    /** {@code bind-port}: 0 (auto) or 1..65535. */
+    static int bindPort(ReplicationConfig config) {
+        int port = config.bindPort();
+        if (port < 0 || port > 65_535) {
+            throw new ConfigException("bind-port", port + " is not allowed; expected 0 (auto) or a port from 1 to 65535");
+        }
+        return port;
+    }
+
+    /** {@code peers}: every host must resolve; the ports are taken as given. */
+    static List<InetSocketAddress> peers(ReplicationConfig config) {
+        List<InetSocketAddress> result = new ArrayList<>();
+        for (HostPort peer : config.peers()) {
+            if (peer.port() < 1 || peer.port() > 65_535) {
+                throw new ConfigException("peers", "'" + peer + "' has port " + peer.port()
+                        + "; expected host:port with a port from 1 to 65535");
+            }
+            InetAddress address = resolve("peers", peer.host(), "host:port pairs whose host resolves");
+            result.add(new InetSocketAddress(address, peer.port()));
+        }
+        return result;
+    }
+
+    /** {@code multicast-address}: must be an IP multicast group (224.0.0.0/4 for IPv4). */
+    static InetAddress multicastAddress(ReplicationConfig config) {
+        String host = config.multicastAddress();
+        InetAddress address = resolve("multicast-address", host, "an IP multicast group such as 228.8.8.8");
+        if (!address.isMulticastAddress()) {
+            throw new ConfigException("multicast-address", "'" + host
+                    + "' is not a multicast address; expected an IP multicast group such as 228.8.8.8");
+        }
+        return address;
+    }
+
+    /** {@code multicast-port}: 1..65535. */
+    static int multicastPort(ReplicationConfig config) {
+        int port = config.multicastPort();
+        if (port < 1 || port > 65_535) {
+            throw new ConfigException("multicast-port", port + " is not allowed; expected a port from 1 to 65535");
+        }
+        return port;
+    }
+
+    private static InetAddress resolve(String option, String host, String expected) {
+        if (host == null || host.isBlank()) {
+            throw new ConfigException(option, "no host given; expected " + expected);
+        }
+        try {
+            return InetAddress.getByName(host.trim());
+        } catch (UnknownHostException e) {
+            throw new ConfigException(option, "host '" + host + "' cannot be resolved; expected " + expected);
+        }
+    }
+
+    private static boolean isLocalInterface(InetAddress address) {
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.sessionrep.discovery;
+
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.FRAG4;
+import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.UFC;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.stack.Protocol;
+
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * The protocols above discovery, the same for every discovery mode, bottom to top:
+ * <pre>
+ * MERGE3          min_interval 2s, max_interval 8s: split clusters (e.g. two halves of a ring started at
+ *                 the same time, or a healed partition) find each other and merge within seconds
+ * FD_SOCK2        bind_addr = bind-address, ports transport port + 100 .. +103: a TCP connection to the
+ *                 next member in the view; a process that dies (even kill -9) closes it and is
+ *                 suspected at once
+ * FD_ALL3         interval 2s, timeout 8s: heartbeats catch a member that hangs with its sockets open
+ * VERIFY_SUSPECT2 timeout 1s: a suspect is removed only if it does not answer within 1s
+ * NAKACK2         reliable, ordered broadcasts (view installation, group messages); no multicast
+ *                 retransmission over TCP
+ * UNICAST3        reliable, FIFO point-to-point messages (all replication traffic)
+ * STABLE          desired_avg_gossip 50s, max_bytes 4M: garbage-collects delivered broadcasts
+ * GMS             join_timeout 1.5s: how long a starting node looks for a coordinator before it
+ *                 founds a cluster of its own; print_local_addr off
+ * UFC / MFC       max_credits 4M, min_threshold 0.4: a sender may have 4 MB in flight to a receiver that
+ *                 has not yet processed it, then it waits for credits
+ * FRAG4           frag_size 60000: messages (whole sessions up to max-session-size) are fragmented
+ * </pre>
+ * Detection, measured on 127.0.0.1 (2 cores): a member that closes its channel leaves the others' view
+ * at once (about 0.1 s: it says goodbye); a killed process (kill -9) after about 1.4 s (FD_SOCK2 sees the
+ * connection close, VERIFY_SUSPECT2 waits 1 s); a hung process (kill -STOP, sockets stay open) after
+ * about 11 s (FD_ALL3's 8 s timeout, up to one 2 s check interval, 1 s verification).
+ */
+final class UpperProtocols {
+
+    static final long MERGE_MIN_INTERVAL_MS = 2_000;
+    static final long MERGE_MAX_INTERVAL_MS = 8_000;
+    static final int FD_SOCK_PORT_OFFSET = 100;
+    static final long HEARTBEAT_INTERVAL_MS = 2_000;
+    static final long HEARTBEAT_TIMEOUT_MS = 8_000;
+    static final long VERIFY_SUSPECT_TIMEOUT_MS = 1_000;
+    static final long STABLE_GOSSIP_MS = 50_000;
+    static final long STABLE_MAX_BYTES = 4L * 1024 * 1024;
+    static final long JOIN_TIMEOUT_MS = 1_500;
+    static final long FLOW_CONTROL_CREDITS = 4L * 1024 * 1024;
+    static final double FLOW_CONTROL_MIN_THRESHOLD = 0.4;
+    static final int FRAG_SIZE = 60_000;
+
+    private UpperProtocols() {
+    }
+
+    /**
+     * @param bindAddress  where FD_SOCK2 listens (the transport's bind-address)
+     * @param multicasting whether the transport has IP multicast (UDP); otherwise NAKACK2 does not
+     *                     retransmit by multicast
+     */
+    static List<Protocol> create(InetAddress bindAddress, boolean multicasting) {
+        return List.of(
+                new MERGE3().setMinInterval(MERGE_MIN_INTERVAL_MS).setMaxInterval(MERGE_MAX_INTERVAL_MS),
+                new FD_SOCK2().setBindAddress(bindAddress).setOffset(FD_SOCK_PORT_OFFSET),
+                new FD_ALL3().setInterval(HEARTBEAT_INTERVAL_MS).setTimeout(HEARTBEAT_TIMEOUT_MS),
+                new VERIFY_SUSPECT2().setTimeout(VERIFY_SUSPECT_TIMEOUT_MS),
+                new NAKACK2().useMcastXmit(multicasting),
+                new UNICAST3(),
+                new STABLE().setDesiredAverageGossip(STABLE_GOSSIP_MS).setMaxBytes(STABLE_MAX_BYTES),
+                new GMS().setJoinTimeout(JOIN_TIMEOUT_MS).printLocalAddress(false),
+                new UFC().setMaxCredits(FLOW_CONTROL_CREDITS).setMinThreshold(FLOW_CONTROL_MIN_THRESHOLD),
+                new MFC().setMaxCredits(FLOW_CONTROL_CREDITS).setMinThreshold(FLOW_CONTROL_MIN_THRESHOLD),
+                new FRAG4().setFragSize(FRAG_SIZE));
+    }
+}

@@ -1,0 +1,123 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.transport.jgroups.WireFormat.Frame;
+import io.sessionrep.transport.jgroups.WireFormat.Kind;
+import io.sessionrep.transport.jgroups.WireFormat.MalformedFrameException;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The channel's receiver: unwraps frames, hands one-way messages and requests to the core's
+ * {@link MessageReceiver}, answers requests, and completes this node's requests with their replies.
+ *
+ * <p>Threads: JGroups delivers regular messages from one sender one at a time and in order, so the core
+ * sees each sender's messages in send order; messages from different senders may be delivered at once.
+ * Replies travel out-of-band (OOB, no flow control): they complete a future at once instead of waiting
+ * behind the requester's other traffic. Whatever the core's receiver throws is logged and counted and
+ * never reaches JGroups; for a request it becomes a failure reply, as does a {@code null} return.
+ */
+final class InboundDispatcher implements Receiver {
+
+    private static final System.Logger LOG = System.getLogger(InboundDispatcher.class.getName());
+
+    private final JChannel channel;
+    private final MessageReceiver receiver;
+    private final PendingRequests pending;
+    private final TransportCounters counters;
+    private final Supplier<Membership> membership;
+    private final Consumer<View> viewListener;
+
+    InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
+                      Supplier<Membership> membership, Consumer<View> viewListener) {
+        this.channel = channel;
+        this.receiver = receiver;
+        this.pending = pending;
+        this.counters = counters;
+        this.membership = membership;
+        this.viewListener = viewListener;
+    }
+
+    @Override
+    public void viewAccepted(View view) {
+        viewListener.accept(view);
+    }
+
+    @Override
+    public void receive(Message message) {
+        Address source = message.getSrc();
+        Frame frame;
+        try {
+            if (!message.hasArray()) {
+                throw new MalformedFrameException("message without a byte[] payload");
+            }
+            frame = WireFormat.decode(message.getArray(), message.getOffset(), message.getLength());
+        } catch (MalformedFrameException e) {
+            counters.malformedFrame();
+            LOG.log(System.Logger.Level.WARNING, "dropped a message from {0}: {1}", source, e.getMessage());
+            return;
+        }
+        switch (frame.kind()) {
+            case ONE_WAY -> deliver(senderOf(source), frame);
+            case REQUEST -> answer(source, frame);
+            case REPLY -> pending.complete(frame.correlationId(), source, frame.payload());
+            case FAILURE -> pending.fail(frame.correlationId(), source, frame.payloadAsText());
+        }
+    }
+
+    private void deliver(Member sender, Frame frame) {
+        counters.received(frame.payload().length);
+        try {
+            receiver.onMessage(sender, frame.payload());
+        } catch (RuntimeException e) {
+            receiverFailed(sender, e);
+        }
+    }
+
+    private void answer(Address source, Frame frame) {
+        Member sender = senderOf(source);
+        counters.received(frame.payload().length);
+        byte[] reply;
+        String failure = null;
+        try {
+            reply = receiver.onMessage(sender, frame.payload());
+            if (reply == null) {
+                failure = "its receiver returned no reply";
+            }
+        } catch (RuntimeException e) {
+            receiverFailed(sender, e);
+            reply = null;
+            failure = "its receiver failed: " + e;
+        }
+        byte[] out = failure == null
+                ? WireFormat.encode(Kind.REPLY, frame.correlationId(), reply)
+                : WireFormat.encodeFailure(frame.correlationId(), failure);
+        try {
+            channel.send(new BytesMessage(source, out).setFlag(Message.Flag.OOB, Message.Flag.NO_FC));
+            if (failure == null) {
+                counters.replySent();
+            }
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "could not reply to " + sender, e);
+        }
+    }
+
+    private Member senderOf(Address source) {
+        Member member = membership.get().memberAt(source);
+        return member != null ? member : NodeIdentity.memberOf(source);
+    }
+
+    private void receiverFailed(Member sender, RuntimeException e) {
+        counters.receiverFailed();
+        LOG.log(System.Logger.Level.WARNING, "the receiver failed on a message from " + sender
+                + "; the transport keeps running", e);
+    }
+}

@@ -1,0 +1,310 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.transport.TransportException;
+import io.sessionrep.discovery.JGroupsStacks;
+import io.sessionrep.discovery.StartFailures;
+import io.sessionrep.transport.jgroups.OutboundQueues.Outgoing;
+import io.sessionrep.transport.jgroups.WireFormat.Kind;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.Event;
+import org.jgroups.JChannel;
+import org.jgroups.View;
+import org.jgroups.stack.IpAddress;
+import org.jgroups.stack.Protocol;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@link ReplicationTransport} over a JGroups channel whose stack {@link JGroupsStacks} builds from the
+ * {@link ReplicationConfig}: the channel's logical name is {@code node-name}, it joins
+ * {@code cluster-name}, and its address carries the node name and {@code machine-id}, so every member
+ * knows every other member's {@link Member} from the view.
+ *
+ * <p>How the SPI contract is kept:
+ * <ul>
+ *   <li><b>FIFO</b>: one-way messages and requests are regular (not OOB) unicasts, queued per destination
+ *       in one lane ({@link OutboundQueues}) and delivered by UNICAST3 in order, one at a time per sender.
+ *       {@link #broadcast} is one unicast per other member through the same lanes, so it is ordered with
+ *       the sender's other messages too (a JGroups multicast would not be).</li>
+ *   <li><b>Callers never block</b>: sends are queued; a lane thread waits for flow-control credits if a
+ *       receiver falls behind. At most {@value #MAX_QUEUED_BYTES_PER_MEMBER} bytes wait per member; beyond
+ *       that {@code send} drops (counted) and {@code request} fails at once.</li>
+ *   <li><b>Requests</b> are correlated by an id in a small frame ({@link WireFormat}), never by Java
+ *       serialization. The future completes with the reply; exceptionally with {@code TimeoutException}
+ *       after the timeout, or with {@link TransportException} when the receiver returned null or threw,
+ *       the target left the view, or this transport closed. Replies come back out-of-band; callbacks
+ *       chained without an executor run on a JGroups or timer thread and must be short.</li>
+ *   <li><b>Membership</b>: every view change updates {@link #members()} and is reported to
+ *       {@link MessageReceiver#onMembershipChange} in view order.</li>
+ * </ul>
+ *
+ * <p>Lifecycle: {@link #start} once, then {@link #close} (idempotent; leaves the cluster so that the
+ * others see the departure at once). A transport is not restartable: create a new one.
+ */
+public final class JGroupsTransport implements ReplicationTransport {
+
+    /** Bytes of frames that may wait to be sent to one member before sends to it are refused. */
+    public static final long MAX_QUEUED_BYTES_PER_MEMBER = 64L * 1024 * 1024;
+
+    private static final System.Logger LOG = System.getLogger(JGroupsTransport.class.getName());
+    private static final long REFUSAL_WARNING_INTERVAL_NANOS = Duration.ofSeconds(10).toNanos();
+
+    private final ReplicationConfig config;
+    private final Member local;
+    private final TransportCounters counters = new TransportCounters();
+    private final AtomicLong lastRefusalWarning = new AtomicLong(System.nanoTime() - REFUSAL_WARNING_INTERVAL_NANOS);
+
+    private final Object lifecycle = new Object();
+    private volatile boolean started;
+    private volatile boolean running;
+    private volatile boolean closed;
+    private volatile Membership membership = Membership.EMPTY;
+
+    private JChannel channel;
+    private MessageReceiver receiver;
+    private OutboundQueues outbound;
+    private PendingRequests pending;
+    private ExecutorService senderThreads;
+    private ScheduledExecutorService timeoutThread;
+
+    /** A transport for {@code config}; nothing is opened before {@link #start}. */
+    public JGroupsTransport(ReplicationConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.local = new Member(requireText(config.nodeName(), "node-name"), requireText(config.machineId(), "machine-id"));
+    }
+
+    /**
+     * Builds the stack, joins {@code cluster-name} and returns once this node is in a view (alone if no
+     * peer answered within GMS's join timeout).
+     *
+     * @throws TransportException naming the option to fix ({@code bind-port} in use, a {@code peers}
+     *                            host that does not resolve, ...)
+     * @throws IllegalStateException if called twice or after {@link #close}
+     */
+    @Override
+    public void start(MessageReceiver receiver) throws TransportException {
+        Objects.requireNonNull(receiver, "receiver");
+        synchronized (lifecycle) {
+            if (started || closed) {
+                throw new IllegalStateException("transport of " + local + " was already " + (closed ? "closed" : "started")
+                        + "; create a new one");
+            }
+            started = true;
+            List<Protocol> stack;
+            try {
+                stack = JGroupsStacks.build(config);
+            } catch (RuntimeException e) {
+                closed = true;
+                throw new TransportException(StartFailures.describe(config, e), e);
+            }
+            this.receiver = receiver;
+            timeoutThread = Executors.newSingleThreadScheduledExecutor(daemonThreads("sessionrep-timeouts-" + local.name()));
+            senderThreads = Executors.newCachedThreadPool(daemonThreads("sessionrep-send-" + local.name()));
+            pending = new PendingRequests(timeoutThread, counters);
+            try {
+                channel = new JChannel(stack);
+                channel.name(local.name());
+                channel.addAddressGenerator(new NodeIdentity(local));
+                outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
+                channel.setReceiver(new InboundDispatcher(channel, receiver, pending, counters, () -> membership,
+                        this::viewChanged));
+                running = true;
+                channel.connect(config.clusterName());
+            } catch (Exception e) {
+                String message = StartFailures.describe(config, e);
+                LOG.log(System.Logger.Level.ERROR, local + " could not start: " + message);
+                closed = true;
+                shutDown("start-up failed");
+                throw new TransportException(message, e);
+            }
+            LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' ({2} discovery) at {3}; members {4}",
+                    local, config.clusterName(), config.discovery().optionValue(), boundAddress(), members());
+        }
+    }
+
+    @Override
+    public Member localMember() {
+        return local;
+    }
+
+    /** The current view, this node included; empty before {@link #start} and after {@link #close}. */
+    @Override
+    public List<Member> members() {
+        return membership.members();
+    }
+
+    @Override
+    public void send(Member target, byte[] message) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(message, "message");
+        Address address = running ? membership.addressOf(target) : null;
+        if (address == null) {
+            counters.sendDropped();
+            LOG.log(System.Logger.Level.DEBUG, "dropped a message to {0}: not a member", target);
+            return;
+        }
+        enqueue(address, target, WireFormat.encode(Kind.ONE_WAY, 0, message), message.length);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        Address address = running ? membership.addressOf(target) : null;
+        if (address == null) {
+            counters.requestFailed();
+            return CompletableFuture.failedFuture(new TransportException("request to " + target + " not sent: "
+                    + (running ? "not a member of the cluster" : "the transport is not running")));
+        }
+        PendingRequests.Registration registration = pending.register(target, address, timeout);
+        long id = registration.id();
+        if (!running || !membership.contains(address)) { // closed or view changed since the look-up
+            pending.fail(id, "request to " + target + " not sent: " + (running ? "it left the cluster" : "the transport is closed"));
+            return registration.future();
+        }
+        byte[] frame = WireFormat.encode(Kind.REQUEST, id, message);
+        String refused = outbound.offer(new Outgoing(new BytesMessage(address, frame), message.length,
+                reason -> pending.fail(id, "request to " + target + " not sent: " + reason)));
+        if (refused != null) {
+            warnRefused(target, refused);
+            pending.fail(id, "request to " + target + " not sent: " + refused);
+        }
+        return registration.future();
+    }
+
+    @Override
+    public void broadcast(byte[] message) {
+        Objects.requireNonNull(message, "message");
+        if (!running) {
+            counters.sendDropped();
+            return;
+        }
+        counters.broadcastSent();
+        Membership view = membership;
+        Address self = channel.getAddress();
+        byte[] frame = WireFormat.encode(Kind.ONE_WAY, 0, message);
+        for (Member member : view.members()) {
+            Address address = view.addressOf(member);
+            if (!address.equals(self)) {
+                enqueue(address, member, frame, message.length);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (started) {
+                shutDown("the transport was closed");
+                LOG.log(System.Logger.Level.INFO, "{0} left cluster-name ''{1}''; {2}", local, config.clusterName(), counters);
+            }
+        }
+    }
+
+    /** Live counters of messages, bytes and failures. */
+    public TransportCounters counters() {
+        return counters;
+    }
+
+    /** The address and port the transport listens on, or null when not running. */
+    public InetSocketAddress boundAddress() {
+        JChannel ch = channel;
+        if (!running || ch == null) {
+            return null;
+        }
+        Object physical = ch.down(new Event(Event.GET_PHYSICAL_ADDRESS, ch.getAddress()));
+        return physical instanceof IpAddress ip ? new InetSocketAddress(ip.getIpAddress(), ip.getPort()) : null;
+    }
+
+    private void enqueue(Address address, Member target, byte[] frame, int payloadBytes) {
+        String refused = outbound.offer(new Outgoing(new BytesMessage(address, frame), payloadBytes,
+                reason -> counters.sendDropped()));
+        if (refused != null) {
+            counters.sendDropped();
+            warnRefused(target, refused);
+        }
+    }
+
+    private void viewChanged(View view) {
+        Membership next = Membership.of(view);
+        membership = next;
+        if (!next.shadowed().isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "view {0} holds two incarnations of {1}; the newer one is used "
+                    + "until the older one is detected as gone", view.getViewId(), next.shadowed());
+        }
+        outbound.retainOnly(next.addresses());
+        pending.failTargetsNotIn(next);
+        LOG.log(System.Logger.Level.INFO, "{0}: view {1} of cluster-name ''{2}'': {3}", local, view.getViewId().getId(),
+                config.clusterName(), next.members());
+        try {
+            receiver.onMembershipChange(next.members());
+        } catch (RuntimeException e) {
+            counters.receiverFailed();
+            LOG.log(System.Logger.Level.WARNING, "the receiver failed on a membership change; the transport keeps running", e);
+        }
+    }
+
+    private void shutDown(String reason) {
+        running = false;
+        if (channel != null) {
+            channel.close(); // disconnects first: the others install a view without us at once
+        }
+        membership = Membership.EMPTY;
+        if (pending != null) {
+            pending.failAll(reason);
+        }
+        if (outbound != null) {
+            outbound.closeAll(reason);
+        }
+        senderThreads.shutdown();
+        timeoutThread.shutdownNow();
+    }
+
+    private void warnRefused(Member target, String reason) {
+        long now = System.nanoTime();
+        long last = lastRefusalWarning.get();
+        if (now - last >= REFUSAL_WARNING_INTERVAL_NANOS && lastRefusalWarning.compareAndSet(last, now)) {
+            LOG.log(System.Logger.Level.WARNING, "not sending to {0}: {1} (counted in sendsDropped/requestsFailed; "
+                    + "further refusals are not logged for 10 s)", target, reason);
+        }
+    }
+
+    private static String requireText(String value, String option) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(option + ": must not be empty");
+        }
+        return value;
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

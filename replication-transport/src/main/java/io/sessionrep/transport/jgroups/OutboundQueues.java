@@ -1,0 +1,160 @@
+package io.sessionrep.transport.jgroups;
+
+import org.jgroups.Address;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * One FIFO lane per destination between the callers of {@code send}/{@code request}/{@code broadcast} and
+ * the channel, so that callers never block: {@code JChannel.send} can wait for flow-control credits
+ * (UFC) until a slow receiver has processed what it already got; that wait happens on a lane thread,
+ * and only messages to that destination queue up behind it.
+ *
+ * <p>Order: a lane sends in the order messages were offered, and UNICAST3 delivers them in that order,
+ * so FIFO from this node to one member holds for one-way messages and requests alike. A lane holds at
+ * most {@code maxQueuedBytes} of frames; beyond that, {@link #offer} refuses (the member does not keep
+ * up). When a member leaves the view its lane is closed and whatever it still held is failed.
+ */
+final class OutboundQueues {
+
+    private static final System.Logger LOG = System.getLogger(OutboundQueues.class.getName());
+
+    /** A frame waiting to be sent; {@code onFailure} is told if it never goes out. */
+    record Outgoing(Message message, int payloadBytes, Consumer<String> onFailure) {
+    }
+
+    private final JChannel channel;
+    private final Executor executor;
+    private final long maxQueuedBytes;
+    private final TransportCounters counters;
+    private final Map<Address, Lane> lanes = new ConcurrentHashMap<>();
+
+    OutboundQueues(JChannel channel, Executor executor, long maxQueuedBytes, TransportCounters counters) {
+        this.channel = channel;
+        this.executor = executor;
+        this.maxQueuedBytes = maxQueuedBytes;
+        this.counters = counters;
+    }
+
+    /**
+     * Queues {@code outgoing} for its destination.
+     *
+     * @return null if queued, otherwise why not (lane full or closed); {@code onFailure} is not called then
+     */
+    String offer(Outgoing outgoing) {
+        Address destination = outgoing.message().getDest();
+        return lanes.computeIfAbsent(destination, Lane::new).offer(outgoing);
+    }
+
+    /** Closes the lanes of destinations that are no longer members. */
+    void retainOnly(Set<Address> members) {
+        lanes.entrySet().removeIf(entry -> {
+            if (members.contains(entry.getKey())) {
+                return false;
+            }
+            entry.getValue().close("the member left the cluster");
+            return true;
+        });
+    }
+
+    /** Closes every lane. */
+    void closeAll(String reason) {
+        lanes.values().forEach(lane -> lane.close(reason));
+        lanes.clear();
+    }
+
+    private final class Lane implements Runnable {
+        private final Address destination;
+        private final Queue<Outgoing> queue = new ConcurrentLinkedQueue<>();
+        private final AtomicLong queuedBytes = new AtomicLong();
+        private final AtomicBoolean scheduled = new AtomicBoolean();
+        private volatile String closedBecause;
+
+        Lane(Address destination) {
+            this.destination = destination;
+        }
+
+        String offer(Outgoing outgoing) {
+            int size = outgoing.message().getLength();
+            if (closedBecause != null) {
+                return closedBecause;
+            }
+            long queued = queuedBytes.addAndGet(size);
+            if (queued > maxQueuedBytes && queued != size) { // one oversized frame alone may pass
+                queuedBytes.addAndGet(-size);
+                return "the outbound queue to it is full (" + maxQueuedBytes + " bytes waiting)";
+            }
+            queue.add(outgoing);
+            if (closedBecause != null) {
+                failQueued(); // closed between the check and the add
+            } else {
+                schedule();
+            }
+            return null;
+        }
+
+        void close(String reason) {
+            closedBecause = reason;
+            failQueued();
+        }
+
+        @Override
+        public void run() {
+            try {
+                Outgoing next;
+                while (closedBecause == null && (next = queue.poll()) != null) {
+                    queuedBytes.addAndGet(-next.message().getLength());
+                    send(next);
+                }
+            } finally {
+                scheduled.set(false);
+                if (!queue.isEmpty()) {
+                    if (closedBecause != null) {
+                        failQueued();
+                    } else {
+                        schedule();
+                    }
+                }
+            }
+        }
+
+        private void schedule() {
+            if (scheduled.compareAndSet(false, true)) {
+                try {
+                    executor.execute(this);
+                } catch (RuntimeException rejected) { // executor shut down: the transport is closing
+                    scheduled.set(false);
+                    close("the transport is closed");
+                }
+            }
+        }
+
+        private void send(Outgoing outgoing) {
+            try {
+                channel.send(outgoing.message());
+                counters.sent(outgoing.payloadBytes());
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "could not send to " + destination, e);
+                outgoing.onFailure().accept("sending failed: " + e);
+            }
+        }
+
+        private void failQueued() {
+            Outgoing dropped;
+            while ((dropped = queue.poll()) != null) {
+                queuedBytes.addAndGet(-dropped.message().getLength());
+                dropped.onFailure().accept(closedBecause);
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.TransportException;
+import org.jgroups.Address;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Requests waiting for their reply, by correlation id. Each one ends exactly once, by whoever removes it
+ * from the table first: the reply, a failure reply, the timeout ({@link TimeoutException}), or a
+ * {@link TransportException} when its target leaves or the transport closes. Counters are updated before
+ * the future completes, so a caller that sees the outcome also sees it counted. A request its caller
+ * ends (e.g. {@code cancel}) is forgotten; a reply that comes later is ignored.
+ */
+final class PendingRequests {
+
+    private record Pending(Member target, Address address, CompletableFuture<byte[]> future) {
+    }
+
+    /** A registered request: the id to put in the frame, the future to hand to the caller. */
+    record Registration(long id, CompletableFuture<byte[]> future) {
+    }
+
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final ScheduledExecutorService timer;
+    private final TransportCounters counters;
+
+    PendingRequests(ScheduledExecutorService timer, TransportCounters counters) {
+        this.timer = timer;
+        this.counters = counters;
+    }
+
+    Registration register(Member target, Address address, Duration timeout) {
+        long id = ids.incrementAndGet();
+        CompletableFuture<byte[]> future = new CompletableFuture<>();
+        pending.put(id, new Pending(target, address, future));
+        ScheduledFuture<?> expiry;
+        try {
+            expiry = timer.schedule(() -> {
+                if (pending.remove(id) != null) {
+                    counters.requestTimedOut();
+                    future.completeExceptionally(new TimeoutException(
+                            "no reply from " + target + " within " + timeout.toMillis() + " ms"));
+                }
+            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            fail(id, "request to " + target + " not sent: the transport is closed");
+            return new Registration(id, future);
+        }
+        future.whenComplete((reply, failure) -> {
+            pending.remove(id);
+            expiry.cancel(false);
+        });
+        return new Registration(id, future);
+    }
+
+    /** The reply to request {@code id} came from {@code from}. */
+    void complete(long id, Address from, byte[] reply) {
+        Pending p = removeIfFrom(id, from);
+        if (p != null) {
+            counters.replyReceived();
+            p.future().complete(reply);
+        }
+    }
+
+    /** Request {@code id} failed at {@code from} (no reply, receiver error). */
+    void fail(long id, Address from, String reason) {
+        Pending p = removeIfFrom(id, from);
+        if (p != null) {
+            failRemoved(p, p.target() + " did not reply: " + reason);
+        }
+    }
+
+    /** Request {@code id} failed here, e.g. it could not be sent. */
+    void fail(long id, String reason) {
+        Pending p = pending.remove(id);
+        if (p != null) {
+            failRemoved(p, reason);
+        }
+    }
+
+    /** Fails every request whose target address is not in {@code membership}. */
+    void failTargetsNotIn(Membership membership) {
+        for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
+            Pending p = entry.getValue();
+            if (!membership.contains(p.address()) && pending.remove(entry.getKey(), p)) {
+                failRemoved(p, "request to " + p.target() + " failed: it left the cluster before replying");
+            }
+        }
+    }
+
+    /** Fails every request: the transport is closing. */
+    void failAll(String reason) {
+        for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
+            Pending p = entry.getValue();
+            if (pending.remove(entry.getKey(), p)) {
+                failRemoved(p, "request to " + p.target() + " abandoned: " + reason);
+            }
+        }
+    }
+
+    int size() {
+        return pending.size();
+    }
+
+    private Pending removeIfFrom(long id, Address from) {
+        Pending p = pending.get(id);
+        return p != null && p.address().equals(from) && pending.remove(id, p) ? p : null;
+    }
+
+    private void failRemoved(Pending p, String message) {
+        counters.requestFailed();
+        p.future().completeExceptionally(new TransportException(message));
+    }
+}

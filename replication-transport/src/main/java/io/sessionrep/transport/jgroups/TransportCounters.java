@@ -1,0 +1,75 @@
+package io.sessionrep.transport.jgroups;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Live counters of one {@link JGroupsTransport}, for tests and metrics. All values only grow.
+ *
+ * <p>"Messages" are the core's messages (one-way and requests); a broadcast counts once in
+ * {@link #broadcastsSent()} and once per recipient in {@link #messagesSent()}. "Bytes" are payload
+ * bytes as the core built them, without the transport's frame header or JGroups headers. Replies are
+ * counted apart from messages.
+ */
+public final class TransportCounters {
+
+    private final LongAdder messagesSent = new LongAdder();
+    private final LongAdder bytesSent = new LongAdder();
+    private final LongAdder messagesReceived = new LongAdder();
+    private final LongAdder bytesReceived = new LongAdder();
+    private final LongAdder broadcastsSent = new LongAdder();
+    private final LongAdder repliesSent = new LongAdder();
+    private final LongAdder repliesReceived = new LongAdder();
+    private final LongAdder sendsDropped = new LongAdder();
+    private final LongAdder requestsTimedOut = new LongAdder();
+    private final LongAdder requestsFailed = new LongAdder();
+    private final LongAdder receiverFailures = new LongAdder();
+    private final LongAdder malformedFrames = new LongAdder();
+
+    TransportCounters() {
+    }
+
+    /** Messages handed to the network (one-way, requests, one per broadcast recipient). */
+    public long messagesSent() { return messagesSent.sum(); }
+    /** Payload bytes of {@link #messagesSent()}. */
+    public long bytesSent() { return bytesSent.sum(); }
+    /** Messages delivered to this node's receiver (one-way and requests). */
+    public long messagesReceived() { return messagesReceived.sum(); }
+    /** Payload bytes of {@link #messagesReceived()}. */
+    public long bytesReceived() { return bytesReceived.sum(); }
+    /** Calls of {@code broadcast}. */
+    public long broadcastsSent() { return broadcastsSent.sum(); }
+    /** Replies this node sent to requests (successful replies only). */
+    public long repliesSent() { return repliesSent.sum(); }
+    /** Replies this node received that completed one of its requests. */
+    public long repliesReceived() { return repliesReceived.sum(); }
+    /** One-way messages not sent: target not a member, outbound queue full, or transport not running. */
+    public long sendsDropped() { return sendsDropped.sum(); }
+    /** Requests whose timeout passed before a reply came. */
+    public long requestsTimedOut() { return requestsTimedOut.sum(); }
+    /** Requests that failed otherwise: no reply, receiver error, target left, transport closed. */
+    public long requestsFailed() { return requestsFailed.sum(); }
+    /** Exceptions thrown by this node's receiver (the transport logged them and kept running). */
+    public long receiverFailures() { return receiverFailures.sum(); }
+    /** Incoming frames dropped because they were truncated or of an unknown version or kind. */
+    public long malformedFrames() { return malformedFrames.sum(); }
+
+    void sent(int bytes) { messagesSent.increment(); bytesSent.add(bytes); }
+    void received(int bytes) { messagesReceived.increment(); bytesReceived.add(bytes); }
+    void broadcastSent() { broadcastsSent.increment(); }
+    void replySent() { repliesSent.increment(); }
+    void replyReceived() { repliesReceived.increment(); }
+    void sendDropped() { sendsDropped.increment(); }
+    void requestTimedOut() { requestsTimedOut.increment(); }
+    void requestFailed() { requestsFailed.increment(); }
+    void receiverFailed() { receiverFailures.increment(); }
+    void malformedFrame() { malformedFrames.increment(); }
+
+    @Override
+    public String toString() {
+        return "sent " + messagesSent() + " msgs/" + bytesSent() + " B, received " + messagesReceived() + " msgs/"
+                + bytesReceived() + " B, broadcasts " + broadcastsSent() + ", replies sent " + repliesSent()
+                + "/received " + repliesReceived() + ", dropped " + sendsDropped() + ", timed out "
+                + requestsTimedOut() + ", failed " + requestsFailed() + ", receiver failures " + receiverFailures()
+                + ", malformed " + malformedFrames();
+    }
+}

@@ -1,0 +1,108 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.config.DiscoveryMode;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.Member;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The multicast and dynamic stacks on 127.0.0.1, and isolation of clusters by cluster-name. */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class DiscoveryModesTest {
+
+    private static final Duration VIEW_WAIT = Duration.ofSeconds(20);
+
+    private final TestNodes nodes = new TestNodes();
+    private final String group = "228.8." + ThreadLocalRandom.current().nextInt(1, 255) + "."
+            + ThreadLocalRandom.current().nextInt(1, 255);
+    private final int groupPort = ThreadLocalRandom.current().nextInt(46_000, 47_000);
+
+    @AfterEach
+    void closeNodes() {
+        nodes.close();
+    }
+
+    @Test
+    void multicastStackFormsAViewOfTwo() {
+        assumeLoopbackMulticast();
+        JGroupsTransport a = nodes.start(multicastNode("a", DiscoveryMode.MULTICAST, nodes.clusterName), new RecordingReceiver());
+        JGroupsTransport b = nodes.start(multicastNode("b", DiscoveryMode.MULTICAST, nodes.clusterName), new RecordingReceiver());
+
+        await().atMost(VIEW_WAIT).until(() -> a.members().size() == 2 && b.members().size() == 2);
+        assertEquals(List.of(new Member("a", "a-host"), new Member("b", "b-host")), b.members());
+    }
+
+    @Test
+    void dynamicStackFindsPeersByMulticastAndFormsAViewOfTwo() {
+        assumeLoopbackMulticast();
+        JGroupsTransport a = nodes.start(multicastNode("a", DiscoveryMode.DYNAMIC, nodes.clusterName), new RecordingReceiver());
+        JGroupsTransport b = nodes.start(multicastNode("b", DiscoveryMode.DYNAMIC, nodes.clusterName), new RecordingReceiver());
+
+        await().atMost(VIEW_WAIT).until(() -> a.members().size() == 2 && b.members().size() == 2);
+    }
+
+    @Test
+    void staticClustersWithDifferentNamesNeverSeeEachOtherEvenWhenPeersPointAcross() throws Exception {
+        int[] ports = TestNodes.freePorts(4);
+        TestNodes other = new TestNodes();
+        try {
+            // x1 <- x2 form cluster X; y1 lists both X ports as peers, y2 lists y1: cluster Y must stay apart
+            JGroupsTransport x1 = nodes.start(nodes.staticNode("x1", ports[0], ports[3]), new RecordingReceiver());
+            JGroupsTransport x2 = nodes.start(nodes.staticNode("x2", ports[1], ports[0]), new RecordingReceiver());
+            JGroupsTransport y1 = other.start(other.staticNode("y1", ports[2], ports[0], ports[1]), new RecordingReceiver());
+            JGroupsTransport y2 = other.start(other.staticNode("y2", ports[3], ports[2]), new RecordingReceiver());
+
+            await().atMost(VIEW_WAIT).until(() -> x1.members().size() == 2 && y1.members().size() == 2);
+            // a merge would take up to MERGE3's max interval (8 s): watch longer than that
+            await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).until(() ->
+                    names(x1).equals(List.of("x1", "x2")) && names(x2).equals(List.of("x1", "x2"))
+                            && names(y1).equals(List.of("y1", "y2")) && names(y2).equals(List.of("y1", "y2")));
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void multicastClustersWithDifferentNamesOnOneGroupNeverSeeEachOther() {
+        assumeLoopbackMulticast();
+        TestNodes other = new TestNodes();
+        try {
+            JGroupsTransport x1 = nodes.start(multicastNode("x1", DiscoveryMode.MULTICAST, nodes.clusterName), new RecordingReceiver());
+            JGroupsTransport y1 = other.start(multicastNode("y1", DiscoveryMode.MULTICAST, other.clusterName), new RecordingReceiver());
+            JGroupsTransport x2 = nodes.start(multicastNode("x2", DiscoveryMode.MULTICAST, nodes.clusterName), new RecordingReceiver());
+
+            await().atMost(VIEW_WAIT).until(() -> x1.members().size() == 2);
+            await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).until(() ->
+                    names(x1).equals(List.of("x1", "x2")) && names(y1).equals(List.of("y1")));
+        } finally {
+            other.close();
+        }
+    }
+
+    private ReplicationConfig multicastNode(String name, DiscoveryMode mode, String clusterName) {
+        return ReplicationConfig.builder().nodeName(name).machineId(name + "-host").clusterName(clusterName)
+                .discovery(mode).bindAddress(TestNodes.LOOPBACK).bindPort(0)
+                .multicastAddress(group).multicastPort(groupPort).build();
+    }
+
+    private void assumeLoopbackMulticast() {
+        String problem = LoopbackMulticast.problem(group, groupPort);
+        Assumptions.assumeTrue(problem == null, () -> "skipped: IP multicast does not work on this machine's "
+                + "loopback (" + problem + "); enable it with `ip link set lo multicast on` and "
+                + "`ip route add 224.0.0.0/4 dev lo`");
+    }
+
+    private static List<String> names(JGroupsTransport transport) {
+        return transport.members().stream().map(Member::name).toList();
+    }
+}

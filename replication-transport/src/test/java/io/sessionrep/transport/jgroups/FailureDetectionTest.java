@@ -1,0 +1,101 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.TransportException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A member whose process is killed (no goodbye) or hangs leaves the others' view within seconds. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FailureDetectionTest {
+
+    private static final Member B = new Member("b", "b-host");
+
+    private final TestNodes nodes = new TestNodes();
+    private Process child;
+
+    @AfterEach
+    void cleanUp() {
+        if (child != null) {
+            child.destroyForcibly();
+        }
+        nodes.close();
+    }
+
+    @Test
+    void killedProcessIsRemovedFromTheViewAndItsPendingRequestsFail() throws Exception {
+        JGroupsTransport a = startWithChild();
+        CompletableFuture<byte[]> pending = a.request(B, "never answered".getBytes(StandardCharsets.UTF_8),
+                Duration.ofSeconds(60));
+        long killed = System.nanoTime();
+        child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no goodbye, sockets closed by the kernel
+
+        long millis = awaitAlone(a, killed, Duration.ofSeconds(15));
+        System.out.println("killed member left the view after " + millis + " ms");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(1, TimeUnit.SECONDS));
+        assertInstanceOf(TransportException.class, e.getCause());
+        assertTrue(millis < 5_000, "detection took " + millis + " ms");
+    }
+
+    @Test
+    void hungProcessIsRemovedAfterTheHeartbeatTimeout() throws Exception {
+        JGroupsTransport a = startWithChild();
+        long stopped = System.nanoTime();
+        Process stop = new ProcessBuilder("kill", "-STOP", String.valueOf(child.pid())).start(); // sockets stay open
+        assertTrue(stop.waitFor(10, TimeUnit.SECONDS) && stop.exitValue() == 0, "kill -STOP failed");
+
+        long millis = awaitAlone(a, stopped, Duration.ofSeconds(30));
+        System.out.println("hung member left the view after " + millis + " ms");
+        assertTrue(millis < 20_000, "detection took " + millis + " ms; expected about 8 s FD_ALL3 timeout + up to 2 s check + 1 s verify");
+    }
+
+    /** Starts a here and b in a child JVM, each listing the other, and waits until a sees b. */
+    private JGroupsTransport startWithChild() throws Exception {
+        int[] ports = TestNodes.freePorts(2);
+        JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
+        Path log = Files.createTempFile("child-node", ".log");
+        log.toFile().deleteOnExit();
+        child = new ProcessBuilder(javaExecutable(), "-Djava.net.preferIPv4Stack=true", "-Xmx128m",
+                "-cp", System.getProperty("java.class.path"), ChildNode.class.getName(),
+                "b", nodes.clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.members().contains(B) || !child.isAlive());
+        assertTrue(child.isAlive(), () -> "child node died: " + read(log));
+        return a;
+    }
+
+    /** Waits until a is alone; returns the milliseconds since {@code sinceNanos}. */
+    private static long awaitAlone(JGroupsTransport a, long sinceNanos, Duration atMost) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(20))
+                .until(() -> a.members().equals(List.of(new Member("a", "a-host"))));
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNanos);
+    }
+
+    private static String javaExecutable() {
+        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (Exception e) {
+            return "(no log: " + e + ")";
+        }
+    }
+}

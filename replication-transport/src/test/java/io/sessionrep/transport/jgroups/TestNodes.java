@@ -1,0 +1,96 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.config.DiscoveryMode;
+import io.sessionrep.core.config.HostPort;
+import io.sessionrep.core.config.ReplicationConfig;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** Builds configurations for test nodes on 127.0.0.1 and keeps track of the transports to close. */
+final class TestNodes implements AutoCloseable {
+
+    static final String LOOPBACK = "127.0.0.1";
+    /** FD_SOCK2 listens at the transport port + 100 (+ up to 3): test ports keep that range free too. */
+    private static final int FAILURE_DETECTION_OFFSET = 100;
+
+    final String clusterName = "test-" + UUID.randomUUID();
+    private final List<JGroupsTransport> transports = new ArrayList<>();
+
+    /** A static-discovery configuration: {@code node-name = name}, machine {@code name + "-host"}. */
+    ReplicationConfig staticNode(String name, int port, int... peerPorts) {
+        List<HostPort> peers = new ArrayList<>();
+        for (int peer : peerPorts) {
+            peers.add(new HostPort(LOOPBACK, peer));
+        }
+        return ReplicationConfig.builder().nodeName(name).machineId(name + "-host").clusterName(clusterName)
+                .discovery(DiscoveryMode.STATIC).bindAddress(LOOPBACK).bindPort(port).peers(peers).build();
+    }
+
+    JGroupsTransport start(ReplicationConfig config, RecordingReceiver receiver) {
+        JGroupsTransport transport = track(new JGroupsTransport(config));
+        transport.start(receiver);
+        return transport;
+    }
+
+    JGroupsTransport track(JGroupsTransport transport) {
+        transports.add(transport);
+        return transport;
+    }
+
+    List<JGroupsTransport> started() {
+        return List.copyOf(transports);
+    }
+
+    @Override
+    public void close() {
+        for (int i = transports.size() - 1; i >= 0; i--) {
+            transports.get(i).close();
+        }
+    }
+
+    /**
+     * {@code count} distinct ports that are free now, each with its failure-detection ports free too.
+     * Taken from the ephemeral range, away from 7800.. where other clusters on this machine start.
+     */
+    static int[] freePorts(int count) throws IOException {
+        int[] ports = new int[count];
+        int found = 0;
+        while (found < count) {
+            int candidate;
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
+                candidate = probe.getLocalPort();
+            }
+            if (candidate + FAILURE_DETECTION_OFFSET + 3 > 65_535 || contains(ports, found, candidate)
+                    || !isFree(candidate) || !isFree(candidate + FAILURE_DETECTION_OFFSET)) {
+                continue;
+            }
+            ports[found++] = candidate;
+        }
+        return ports;
+    }
+
+    private static boolean contains(int[] ports, int size, int candidate) {
+        for (int i = 0; i < size; i++) {
+            if (Math.abs(ports[i] - candidate) <= FAILURE_DETECTION_OFFSET + 3) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(LOOPBACK, port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}
