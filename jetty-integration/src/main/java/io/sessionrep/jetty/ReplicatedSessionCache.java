@@ -1,0 +1,161 @@
+package io.sessionrep.jetty;
+
+import io.sessionrep.core.SessionEvents;
+import org.eclipse.jetty.server.Context;
+import org.eclipse.jetty.session.DefaultSessionCache;
+import org.eclipse.jetty.session.ManagedSession;
+import org.eclipse.jetty.session.SessionCache;
+import org.eclipse.jetty.session.SessionData;
+import org.eclipse.jetty.session.SessionManager;
+import org.eclipse.jetty.util.thread.AutoLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The working set of live sessions of one context: Jetty's {@link DefaultSessionCache} with three
+ * adaptations and nothing else.
+ * <ul>
+ *   <li>It creates {@link ReplicatedSession}s, which report attribute and metadata changes to their
+ *       tracker.</li>
+ *   <li>It flushes on response commit ({@code flushOnResponseCommit = true} by default): a session changed
+ *       by the request is written through {@link ReplicatedSessionDataStore} before the response headers
+ *       leave, so that in {@code sync} mode the client never sees a response before a backup holds the
+ *       update. See {@link ReplicatedSessionDataStore} for when replication fires.</li>
+ *   <li>It evicts on cluster events ({@link #sessionEvents()}): when another node takes a session over,
+ *       or invalidates it, the live copy here is dropped WITHOUT calling the data store's {@code delete}
+ *       (which would invalidate the session cluster-wide) and without Servlet listeners (they fire on the
+ *       node that invalidated).</li>
+ * </ul>
+ * Unlike {@link DefaultSessionCache#delete}, {@link #delete} does NOT load a session it does not hold
+ * live (Jetty's loads it first, which here would take the session over from the cluster just to delete
+ * it); the store's {@code delete} invalidates it cluster-wide all the same.
+ *
+ * <p>Settings that would break replication are refused at start rather than silently changed: any
+ * eviction policy other than {@link SessionCache#NEVER_EVICT} (this node's only copy of a session it
+ * owns is the live one: the store is not passivating and cannot load it back except by a take-over), and
+ * {@code invalidateOnShutdown} (stopping one node would invalidate its sessions on every node).
+ */
+public class ReplicatedSessionCache extends DefaultSessionCache {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedSessionCache.class);
+
+    private final SessionEvents events = new SessionEvents() {
+        @Override
+        public void ownershipLost(String sessionId) {
+            evictLater(sessionId, "taken over by another node");
+        }
+
+        @Override
+        public void invalidatedElsewhere(String sessionId) {
+            evictLater(sessionId, "invalidated on another node");
+        }
+    };
+
+    public ReplicatedSessionCache(SessionManager manager) {
+        super(manager);
+        setFlushOnResponseCommit(true);
+    }
+
+    /** Where the core reports what other nodes did to sessions this cache may hold live. */
+    public SessionEvents sessionEvents() {
+        return events;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        if (!(getSessionDataStore() instanceof ReplicatedSessionDataStore)) {
+            throw new IllegalStateException("ReplicatedSessionCache needs a ReplicatedSessionDataStore, found "
+                    + getSessionDataStore() + " (add a ReplicatedSessionDataStoreFactory to the server)");
+        }
+        if (getEvictionPolicy() != NEVER_EVICT) {
+            throw new IllegalStateException("ReplicatedSessionCache: evictionPolicy " + getEvictionPolicy()
+                    + " is not supported; use " + NEVER_EVICT + " (never evict): the live session is this node's"
+                    + " copy of the sessions it owns");
+        }
+        if (isInvalidateOnShutdown()) {
+            throw new IllegalStateException("ReplicatedSessionCache: invalidateOnShutdown=true is not supported:"
+                    + " stopping one node would invalidate its sessions on every node");
+        }
+        if (!isFlushOnResponseCommit()) {
+            LOG.warn("flushOnResponseCommit=false: changes are replicated only after the response was sent, so in"
+                    + " sync mode a client may see a response before a backup holds the update");
+        }
+        super.doStart();
+    }
+
+    @Override
+    public ManagedSession newSession(SessionData data) {
+        if (!(data instanceof ReplicatedSessionData replicated)) {
+            throw new IllegalStateException("ReplicatedSessionCache needs ReplicatedSessionData, got "
+                    + data.getClass().getName() + " from " + getSessionDataStore());
+        }
+        return new ReplicatedSession(getSessionManager(), replicated);
+    }
+
+    @Override
+    protected ManagedSession getAndEnter(String id, boolean enter) throws Exception {
+        ManagedSession session = super.getAndEnter(id, enter);
+        if (session instanceof ReplicatedSession replicated) {
+            replicated.activateIfRestored();
+        }
+        return session;
+    }
+
+    /**
+     * Removes the session here and, through the store, on every node. Does NOT consult the cluster for a
+     * session this node does not hold live.
+     */
+    @Override
+    public ManagedSession delete(String id) throws Exception {
+        ManagedSession session = doGet(id);
+        getSessionDataStore().delete(id);
+        if (session != null) {
+            session.setResident(false);
+        }
+        return doDelete(id);
+    }
+
+    /**
+     * Jetty's release (the store writes the session when the last request exits), then the eviction that
+     * a cluster event deferred while requests were using the session here.
+     */
+    @Override
+    public void release(ManagedSession session) throws Exception {
+        super.release(session);
+        if (session instanceof ReplicatedSession replicated && replicated.replicatedData().isDisowned()) {
+            evictIfIdle(replicated);
+        }
+    }
+
+    private void evictLater(String id, String why) {
+        // Called on a transport thread. Stop replicating from here at once (a volatile flag, no lock), but
+        // evict on another thread: never block the transport on a session lock (a request may hold it while
+        // it waits for a sync acknowledgement that this very thread would deliver).
+        if (!(doGet(id) instanceof ReplicatedSession replicated)) {
+            return;
+        }
+        replicated.replicatedData().disown();
+        Runnable evict = () -> {
+            evictIfIdle(replicated);
+            LOG.debug("Session {} {}: evicted from {}", id, why, this);
+        };
+        Context context = getSessionManager().getContext();
+        if (context != null && isRunning()) {
+            context.execute(evict); // on the server's thread pool, in the context's scope
+        } else {
+            evict.run();
+        }
+    }
+
+    private void evictIfIdle(ReplicatedSession session) {
+        try (AutoLock ignored = session.lock()) {
+            if (session.getRequests() > 0) {
+                return; // the last request to exit evicts it (release)
+            }
+            String id = session.getId();
+            if (doGet(id) == session) {
+                doDelete(id);
+            }
+            session.setResident(false);
+        }
+    }
+}

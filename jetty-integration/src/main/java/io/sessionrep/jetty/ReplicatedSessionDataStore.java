@@ -1,0 +1,237 @@
+package io.sessionrep.jetty;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.RestoredSession;
+import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
+import org.eclipse.jetty.server.Context;
+import org.eclipse.jetty.session.AbstractSessionDataStore;
+import org.eclipse.jetty.session.ManagedSession;
+import org.eclipse.jetty.session.SessionCache;
+import org.eclipse.jetty.session.SessionData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Jetty's session data store for replicated sessions: where copies of a context's sessions live, namely
+ * on the other nodes of the cluster. It owns this context's {@link SessionReplicator} (started with the
+ * store, so with the context; closed when the context stops) and maps Jetty's storage contract onto it:
+ * <ul>
+ *   <li>{@link #load load(id)}: Jetty asks only for sessions it does not hold live, that is on fail-over;
+ *       it calls {@link SessionReplicator#takeOver} (local backup promoted, or fetched from the cluster;
+ *       this node becomes the primary) and turns the copy into session data. Null when no node knows the
+ *       id: the request then behaves as without replication.</li>
+ *   <li>{@link #store store(id, data)}: replication of what the request changed, see below.</li>
+ *   <li>{@link #delete delete(id)}: the container invalidated or expired the session here;
+ *       {@link SessionReplicator#invalidate} removes every copy in the cluster.</li>
+ *   <li>{@link #exists exists(id)}: {@link SessionReplicator#hasLocalCopy}: does NOT consult the cluster
+ *       (Jetty asks while generating ids and resolving requested ones; a round trip there is not wanted).</li>
+ *   <li>{@link #getExpired getExpired}: only sessions this node holds live and that have expired; copies
+ *       held as backups are the core's to expire. The container then invalidates them, which deletes them,
+ *       which invalidates them cluster-wide.</li>
+ *   <li>Not passivating: the live session stays in the cache, the store never holds the only copy.</li>
+ * </ul>
+ *
+ * <h2>Where request-end replication fires, and why here</h2>
+ * Jetty writes a session through its store from exactly two places, both driven by the request's
+ * {@code HttpStream} (Jetty's {@code SessionStreamWrapper}), which exists once per HTTP exchange: forwards,
+ * includes and async dispatches are not new streams. Hence neither fires for a nested dispatch, and an
+ * async request fires when it completes, never when its first dispatch returns.
+ * <ol>
+ *   <li>{@code SessionCache.commit}, when the response is about to be committed (its headers about to be
+ *       sent), if the session is dirty; {@link ReplicatedSessionCache} turns {@code flushOnResponseCommit}
+ *       on. This is what makes {@code sync} mode honest: the request thread waits for the backup's
+ *       acknowledgement before the client can see the response.</li>
+ *   <li>{@code SessionCache.release}, when the last concurrent request using the session exits. It
+ *       replicates what was changed after the response was committed (rare: streaming responses), or,
+ *       for a request that changed nothing, lets the core send its small "touch" (last access time).</li>
+ * </ol>
+ * {@link #doStore} calls {@link SessionReplicator#requestEnd} only when there is news for the backups:
+ * a change (Jetty's dirty flag, which {@link ReplicatedSession} also raises when the application reads a
+ * mutable attribute) or an access since the last replication. So a request that changed the session
+ * replicates once, at commit; the release that follows finds nothing new and sends nothing (Jetty still
+ * calls the store there because releasing recomputes the expiry). A read-only request replicates once, at
+ * release. A request that changes the session again after commit replicates twice, which is required,
+ * not redundant. Concurrent requests on one session replicate as each commits, and once more when the last
+ * exits if anything is left; the tracker accumulates between them, so nothing is lost or sent twice.
+ * Jetty stores under the session's lock, so in {@code sync} mode other requests of the same session wait
+ * with the one waiting for its acknowledgement, never longer than {@code sync-timeout}.
+ *
+ * <p>Replicating here rather than from an overridden {@code SessionCache.release} keeps Jetty's layering:
+ * the cache decides when (with Jetty's own, tested rules: request counting, invalid sessions skipped, dirty
+ * and metadata flags, response commit), the store decides how. It also covers Jetty's other write paths
+ * for free: session id renewal (old id deleted cluster-wide, new id stored) and orderly shutdown (pending
+ * changes flushed before the node leaves).
+ */
+public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedSessionDataStore.class);
+
+    private final ReplicationConfig config;
+    private final MeterRegistry meters;
+    private final Function<ReplicationConfig, ReplicationTransport> transports;
+    private volatile SessionReplicator replicator;
+
+    /** A store replicating over JGroups, as configured by {@code config}. */
+    public ReplicatedSessionDataStore(ReplicationConfig config, MeterRegistry meters) {
+        this(config, meters, JGroupsTransport::new);
+    }
+
+    /** A store replicating over the transport {@code transports} builds at each start. */
+    public ReplicatedSessionDataStore(ReplicationConfig config, MeterRegistry meters,
+                                      Function<ReplicationConfig, ReplicationTransport> transports) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.meters = Objects.requireNonNull(meters, "meters");
+        this.transports = Objects.requireNonNull(transports, "transports");
+    }
+
+    public ReplicationConfig getConfig() {
+        return config;
+    }
+
+    /** The running engine; only between start and stop. */
+    public SessionReplicator replicator() {
+        SessionReplicator running = replicator;
+        if (running == null) {
+            throw new IllegalStateException("Not started: the replicator runs while the context runs");
+        }
+        return running;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        String workerName = _context.getWorkerName();
+        if (!config.nodeName().equals(workerName)) {
+            throw new IllegalStateException("node-name '" + config.nodeName() + "' must also be the session id"
+                    + " manager's workerName (the route suffix of session ids), but that is '" + workerName
+                    + "': install with ReplicatedSessions.install, or set DefaultSessionIdManager.workerName");
+        }
+        SessionCache cache = _context.getSessionManager().getSessionCache();
+        if (!(cache instanceof ReplicatedSessionCache replicatedCache)) {
+            throw new IllegalStateException("ReplicatedSessionDataStore needs a ReplicatedSessionCache, found "
+                    + cache + " (add a ReplicatedSessionCacheFactory to the server)");
+        }
+        // the core logs the one-line config and each notYetActive() warning as it starts
+        LOG.info("Session replication for context '{}' (session id route suffix .{}):\n{}",
+                _context.getCanonicalContextPath(), workerName, config.describe());
+        replicator = SessionReplicator.start(config, transports.apply(config), appClassLoader(), meters,
+                replicatedCache.sessionEvents());
+        super.doStart();
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        super.doStop();
+        SessionReplicator running = replicator;
+        replicator = null;
+        if (running != null) {
+            running.close();
+        }
+    }
+
+    private ClassLoader appClassLoader() {
+        Context context = _context.getContext();
+        ClassLoader loader = context == null ? null : context.getClassLoader();
+        if (loader == null) {
+            loader = Thread.currentThread().getContextClassLoader();
+        }
+        return loader != null ? loader : ReplicatedSessionDataStore.class.getClassLoader();
+    }
+
+    @Override
+    public boolean isPassivating() {
+        return false;
+    }
+
+    @Override
+    public SessionData newSessionData(String id, long created, long accessed, long lastAccessed,
+                                      long maxInactiveMs) {
+        return new ReplicatedSessionData(id, _context.getCanonicalContextPath(), _context.getVhost(), created,
+                accessed, lastAccessed, maxInactiveMs);
+    }
+
+    @Override
+    public boolean doExists(String id) {
+        return replicator().hasLocalCopy(id);
+    }
+
+    @Override
+    public SessionData doLoad(String id) {
+        Optional<RestoredSession> restored = replicator().takeOver(id);
+        return restored.map(this::toSessionData).orElse(null);
+    }
+
+    private ReplicatedSessionData toSessionData(RestoredSession restored) {
+        long maxInactiveMs = restored.maxInactiveSeconds() <= 0 ? -1 : restored.maxInactiveSeconds() * 1000L;
+        ReplicatedSessionData data = (ReplicatedSessionData) newSessionData(restored.id(), restored.creationTime(),
+                restored.lastAccessedTime(), restored.lastAccessedTime(), maxInactiveMs);
+        for (Map.Entry<String, Object> attribute : restored.attributes().entrySet()) {
+            if (attribute.getValue() != null) {
+                data.setAttribute(attribute.getKey(), attribute.getValue());
+            }
+        }
+        // Jetty treats data that was never saved as a brand-new session (isNew, and written in full).
+        data.setLastSaved(restored.lastAccessedTime() > 0 ? restored.lastAccessedTime() : System.currentTimeMillis());
+        data.clean();
+        data.markRestored();
+        return data;
+    }
+
+    /** Replicates, at request end, what the request changed; see the class comment for when. */
+    @Override
+    public void doStore(String id, SessionData data, long lastSaveTime) {
+        if (!(data instanceof ReplicatedSessionData session)) {
+            throw new IllegalArgumentException("Not a replicated session: " + data);
+        }
+        if (session.isDisowned() || !session.hasNewsForBackups()) {
+            return;
+        }
+        session.replicated();
+        replicator().requestEnd(session, session.changes());
+    }
+
+    @Override
+    public boolean delete(String id) {
+        replicator().invalidate(id);
+        return true;
+    }
+
+    @Override
+    public Set<String> doCheckExpired(Set<String> candidates, long time) {
+        SessionCache cache = _context.getSessionManager().getSessionCache();
+        Set<String> expired = new HashSet<>();
+        if (cache instanceof ReplicatedSessionCache live) {
+            for (String id : candidates) {
+                ManagedSession session = live.doGet(id);
+                if (session != null && session.isResident() && session.isExpiredAt(time)) {
+                    expired.add(id);
+                }
+            }
+        }
+        return expired;
+    }
+
+    @Override
+    public Set<String> doGetExpired(long before) {
+        return Set.of(); // nothing held here but live sessions (checked above); backups are the core's
+    }
+
+    @Override
+    public void doCleanOrphans(long time) {
+        // sessions of other contexts are never held by this store
+    }
+
+    @Override
+    public String toString() {
+        return String.format("%s@%x[node=%s,cluster=%s]", getClass().getSimpleName(), hashCode(),
+                config.nodeName(), config.clusterName());
+    }
+}

@@ -1,0 +1,102 @@
+package io.sessionrep.jetty.it;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.jetty.ReplicatedSessions;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+import java.net.URI;
+import java.util.function.Function;
+
+/** One embedded Jetty 12.1 ee10 server on 127.0.0.1 whose only context has replicated sessions. */
+final class JettyNode implements AutoCloseable {
+    final String name;
+    final ReplicationConfig config;
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final Server server;
+    private final ServerConnector connector;
+    private final ServletContextHandler context;
+    private final ReplicatedSessions sessions;
+    private volatile ReplicationTransport transport;
+
+    private JettyNode(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports) {
+        this.name = config.nodeName();
+        this.config = config;
+        server = new Server();
+        connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        context = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        context.setContextPath("/");
+        SessionServlet servlet = new SessionServlet(name);
+        context.addServlet(new ServletHolder(servlet), "/session");
+        context.addServlet(new ServletHolder(servlet), "/inner");
+        sessions = ReplicatedSessions.install(context, config, meters, c -> {
+            ReplicationTransport t = transports.apply(c);
+            transport = t;
+            return t;
+        });
+        server.setHandler(context);
+    }
+
+    static JettyNode start(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports)
+            throws Exception {
+        JettyNode node = new JettyNode(config, transports);
+        node.server.start();
+        return node;
+    }
+
+    URI uri(String query) {
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/session?" + query);
+    }
+
+    SessionReplicator replicator() {
+        return sessions.replicator();
+    }
+
+    boolean hasLocalCopy(String sessionId) {
+        return replicator().hasLocalCopy(sessionId);
+    }
+
+    /** Whether Jetty's session cache on this node holds the session live (not: a backup copy). */
+    boolean holdsLive(String sessionId) throws Exception {
+        return context.getSessionHandler().getSessionCache().contains(sessionId);
+    }
+
+    int members() {
+        ReplicationTransport t = transport;
+        return t == null || !isRunning() ? 0 : t.members().size();
+    }
+
+    boolean isRunning() {
+        return server.isRunning();
+    }
+
+    /** Sum of this node's counters called {@code meter} that carry the given tags (key, value, ...). */
+    double count(String meter, String... tags) {
+        return meters.find(meter).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    void stop() throws Exception {
+        if (!server.isStopped()) {
+            server.stop();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
