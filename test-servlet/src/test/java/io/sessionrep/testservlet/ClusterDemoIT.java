@@ -17,7 +17,6 @@ class ClusterDemoIT {
 
     @Test
     void theSessionSurvivesTheKillOfItsNode() throws Exception {
-        ReplicationPieces.assumeLanded();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         String logDir = System.getProperty(LocalCluster.LOG_DIR_PROPERTY, "target/cluster-logs");

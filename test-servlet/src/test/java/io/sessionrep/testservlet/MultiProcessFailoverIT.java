@@ -74,7 +74,6 @@ class MultiProcessFailoverIT {
 
     @BeforeEach
     void landed() {
-        ReplicationPieces.assumeLanded();
         clients = Executors.newFixedThreadPool(THREADS);
     }
 

@@ -41,7 +41,6 @@ class NodeLauncherIT {
 
     @Test
     void badReplicationOptionIsAConfigurationErrorWithExitCode2() throws Exception {
-        ReplicationPieces.assumeConfigLanded();
         Run run = java("--http-port=0", "--node-name=node-x", "--write-quota=-1");
         assertEquals(2, run.exitCode(), run.stderr());
         String error = run.stderr().strip();
