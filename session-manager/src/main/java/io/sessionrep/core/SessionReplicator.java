@@ -499,6 +499,11 @@ public final class SessionReplicator implements AutoCloseable {
         return primaries.containsKey(sessionId);
     }
 
+    /** True after {@link #close()}. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /** This node's name, also the route suffix of session ids. */
     public String nodeName() {
         return self.name();

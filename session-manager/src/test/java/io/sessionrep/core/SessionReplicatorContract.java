@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.metrics.ReplicationMetrics;
-import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.testing.DroppingTransport;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.testing.MutableClock;
 import io.sessionrep.core.testing.RecordingEvents;
 import io.sessionrep.core.testing.TestSession;
@@ -32,55 +34,90 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The core's replication semantics over the in-memory transport (behaviour over real JGroups and real
- * containers is tested in the integration modules).
+ * The core's replication semantics, run over two transports by subclasses: the in-memory network
+ * ({@code InMemorySessionReplicatorTest}, fast, here) and real JGroups channels on 127.0.0.1
+ * ({@code JGroupsSessionReplicatorTest} in replication-transport). Time is an injected clock.
  */
-@Timeout(30)
-class SessionReplicatorTest {
-    private final InMemoryNetwork network = new InMemoryNetwork();
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-    private final MeterRegistry meters = new SimpleMeterRegistry();
-    private final Map<String, InMemoryNetwork.Node> transports = new HashMap<>();
+@Timeout(60)
+public abstract class SessionReplicatorContract {
+    protected final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    protected final MeterRegistry meters = new SimpleMeterRegistry();
+    private final Map<String, DroppingTransport> transports = new HashMap<>();
     private final Map<String, RecordingEvents> events = new HashMap<>();
+    private final Map<String, SessionReplicator> nodes = new HashMap<>();
     private final List<SessionReplicator> started = new ArrayList<>();
+
+    /** Adds what the transport needs (ports, peers, cluster name) for the node called {@code name}. */
+    protected abstract ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options);
+
+    /** A new, unstarted transport for {@code config}. */
+    protected abstract ReplicationTransport newTransport(ReplicationConfig config);
 
     @AfterEach
     void stop() {
         started.forEach(SessionReplicator::close);
     }
 
-    private SessionReplicator node(String name) {
+    protected SessionReplicator node(String name) {
         return node(name, b -> b);
     }
 
-    private SessionReplicator node(String name, UnaryOperator<ReplicationConfig.Builder> options) {
-        ReplicationConfig config = options.apply(ReplicationConfig.builder().nodeName(name).machineId(name)).build();
-        InMemoryNetwork.Node transport = network.transport(name, name);
+    protected SessionReplicator node(String name, UnaryOperator<ReplicationConfig.Builder> options) {
+        ReplicationConfig config = options.apply(
+                networkOptions(name, ReplicationConfig.builder().nodeName(name).machineId(name))).build();
+        DroppingTransport transport = new DroppingTransport(newTransport(config));
         RecordingEvents recorder = new RecordingEvents();
         SessionReplicator replicator = SessionReplicator.start(config, transport, getClass().getClassLoader(), meters,
                 recorder, clock);
         transports.put(name, transport);
         events.put(name, recorder);
+        nodes.put(name, replicator);
         started.add(replicator);
-        transports.values().forEach(InMemoryNetwork.Node::drain); // every node has seen the new view
+        awaitViews();
         return replicator;
     }
 
-    private double counter(String name, String node) {
+    /** Waits until every running node sees every running node. */
+    protected void awaitViews() {
+        List<SessionReplicator> running = started.stream().filter(r -> !r.isClosed()).toList();
+        await().atMost(Duration.ofSeconds(30)).until(() -> running.stream().allMatch(r -> r.members().size() == running.size()));
+    }
+
+    /** Stops a node and waits until the others have noticed. */
+    protected void stopNode(SessionReplicator node) {
+        node.close();
+        awaitViews();
+    }
+
+    /**
+     * Waits until what {@code from} sent so far has been processed by every other node: flushes its
+     * async queue, then makes one request to each member (per-sender FIFO: the reply comes after).
+     */
+    protected void settle(SessionReplicator... from) {
+        for (SessionReplicator n : from) {
+            if (n.isClosed()) {
+                continue;
+            }
+            n.flush(Duration.ofSeconds(10));
+            DroppingTransport t = transports.get(n.nodeName());
+            for (Member m : n.members()) {
+                if (!m.name().equals(n.nodeName())) {
+                    t.delegate().request(m, WireCodec.encode(new Message.Fetch("barrier")), Duration.ofSeconds(10)).join();
+                }
+            }
+        }
+    }
+
+    private static Member member(SessionReplicator seenBy, String name) {
+        return seenBy.members().stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    protected double counter(String name, String node) {
         return meters.find(name).tag("node", node).counters().stream().mapToDouble(c -> c.count()).sum();
     }
 
     private double valueBytesSent(String node) {
         return counter(ReplicationMetrics.VALUE_BYTES_SENT, node);
-    }
-
-    private void settle(SessionReplicator... nodes) {
-        for (SessionReplicator n : nodes) {
-            n.flush(Duration.ofSeconds(5));
-        }
-        for (InMemoryNetwork.Node t : transports.values()) {
-            t.drain();
-        }
     }
 
     private TestSession newSession(String id) {
@@ -136,8 +173,7 @@ class SessionReplicatorTest {
         ((List<String>) s.get("cart")).add("pen");
         a.requestEnd(s, s.tracker);
         settle(a);
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
 
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals(List.of("book", "pen"), restored.attributes().get("cart"));
@@ -150,8 +186,7 @@ class SessionReplicatorTest {
         TestSession s = newSession("s1").set("user", "alice").set("n", 42);
         a.requestEnd(s, s.tracker);
         settle(a);
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
 
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals("alice", restored.attributes().get("user"));
@@ -205,7 +240,7 @@ class SessionReplicatorTest {
         // a late full copy (duplicated or reordered on the network) arrives after the invalidation
         byte[] late = WireCodec.encode(new Message.Update(new io.sessionrep.core.delta.SessionUpdate("s1", 0, 5, true,
                 0, 0, 1800, Map.of("user", new byte[] {1}), java.util.Set.of()), false));
-        transports.get("a").send(new io.sessionrep.core.transport.Member("b", "b"), late);
+        transports.get("a").send(member(a, "b"), late);
         settle(a, b, c);
         assertFalse(b.hasLocalCopy("s1"));
     }
@@ -231,7 +266,7 @@ class SessionReplicatorTest {
         a.requestEnd(s, s.tracker);
         settle(a);
         AtomicBoolean dropOne = new AtomicBoolean(true);
-        network.dropWhen((target, bytes) -> target.name().equals("b") && dropOne.getAndSet(false));
+        transports.get("a").dropWhen((target, bytes) -> target.name().equals("b") && dropOne.getAndSet(false));
         s.set("x", 2);
         a.requestEnd(s, s.tracker); // lost
         settle(a);
@@ -241,8 +276,7 @@ class SessionReplicatorTest {
         settle(a);
         settle(a);
         await().until(() -> b.backupVersion("s1") == 3);
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals(2, restored.attributes().get("x"));
         assertEquals(3, restored.attributes().get("y"));
@@ -265,7 +299,7 @@ class SessionReplicatorTest {
     void syncModeProceedsAfterTimeoutWhenTheBackupDoesNotAnswer() {
         SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofMillis(200)));
         node("b");
-        network.dropWhen((target, bytes) -> true);
+        transports.get("a").dropWhen((target, bytes) -> true);
         TestSession s = newSession("s1").set("x", 1);
         a.requestEnd(s, s.tracker);
         assertEquals(1, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"));
@@ -279,8 +313,7 @@ class SessionReplicatorTest {
         a.requestEnd(s, s.tracker);
         settle(a);
         assertEquals(1, counter(ReplicationMetrics.REJECTED, "b"));
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals("alice", restored.attributes().get("user"));
         assertFalse(restored.attributes().containsKey("gadget"));
@@ -290,8 +323,8 @@ class SessionReplicatorTest {
     void malformedMessagesAreCountedAndTheNodeKeepsWorking() {
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
-        transports.get("a").send(new io.sessionrep.core.transport.Member("b", "b"), new byte[] {0x53, 1, 1, 0, 0, 0, 9});
-        transports.get("a").send(new io.sessionrep.core.transport.Member("b", "b"), new byte[] {1, 2, 3});
+        transports.get("a").send(member(a, "b"), new byte[] {0x53, 1, 1, 0, 0, 0, 9});
+        transports.get("a").send(member(a, "b"), new byte[] {1, 2, 3});
         settle(a, b);
         assertEquals(2, counter(ReplicationMetrics.REJECTED, "b"));
         TestSession s = newSession("s1").set("x", 1);
@@ -336,8 +369,7 @@ class SessionReplicatorTest {
         clock.advance(Duration.ofSeconds(59));
         b.runMaintenance();
         assertTrue(b.hasBackup("s1"), "primary alive: the primary decides");
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
         b.runMaintenance();
         assertTrue(b.hasBackup("s1"), "not expired yet");
         clock.advance(Duration.ofSeconds(2));
@@ -354,8 +386,7 @@ class SessionReplicatorTest {
         s.remove("x");
         a.requestEnd(s, s.tracker);
         settle(a);
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals(Map.of("y", 2), restored.attributes());
     }
@@ -375,8 +406,7 @@ class SessionReplicatorTest {
         }
         settle(a);
         await().until(() -> b.backupVersion("s1") == 200);
-        a.close();
-        await().until(() -> b.members().size() == 1);
+        stopNode(a);
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals(199, restored.attributes().get("counter"));
         assertArrayEquals(new byte[] {(byte) 199}, (byte[]) restored.attributes().get("blob"));
