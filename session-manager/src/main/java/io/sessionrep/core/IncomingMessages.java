@@ -13,33 +13,41 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Handles what other nodes send: updates for the backups held here, invalidations, ownership changes,
- * fetch requests and resync requests. Anything undecodable is counted and dropped; no input can make
- * this class throw into the transport.
+ * Handles what other nodes send: updates for the backups held here, touches, releases, invalidations,
+ * ownership changes, fetch requests and resync requests. Anything undecodable is counted and dropped;
+ * no input can make this class throw into the transport.
  */
 final class IncomingMessages implements MessageReceiver {
     private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
 
-    private final SessionReplicator node;
+    private final NodeState node;
+    private final Rebalancer rebalancer;
 
-    IncomingMessages(SessionReplicator node) {
+    IncomingMessages(NodeState node, Rebalancer rebalancer) {
         this.node = node;
+        this.rebalancer = rebalancer;
     }
 
     @Override
     public byte[] onMessage(Member sender, byte[] bytes) {
-        node.metrics().bytesReceived.increment(bytes.length);
+        node.metrics.bytesReceived.increment(bytes.length);
         Message message;
         try {
             message = WireCodec.decode(bytes);
         } catch (MalformedMessageException e) {
-            node.metrics().rejectedMalformed.increment();
+            node.metrics.rejectedMalformed.increment();
             LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage());
             return null;
         }
         try {
             if (message instanceof Message.Update m) {
                 return onUpdate(sender, m);
+            } else if (message instanceof Message.Touch m) {
+                for (Message.Touch.Entry e : m.entries()) {
+                    node.backups.touch(e.sessionId(), e.lastAccessedTime(), sender.name());
+                }
+            } else if (message instanceof Message.Release m) {
+                node.backups.release(m.sessionId(), sender.name());
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
             } else if (message instanceof Message.Ownership m) {
@@ -49,10 +57,10 @@ final class IncomingMessages implements MessageReceiver {
             } else if (message instanceof Message.Resync m) {
                 node.enqueueFullCopy(m.sessionId(), sender);
             } else {
-                node.metrics().rejectedMalformed.increment(); // replies never arrive here unsolicited
+                node.metrics.rejectedMalformed.increment(); // replies never arrive here unsolicited
             }
         } catch (RuntimeException e) {
-            node.metrics().rejectedMalformed.increment();
+            node.metrics.rejectedMalformed.increment();
             LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name(), e);
         }
         return null;
@@ -63,7 +71,7 @@ final class IncomingMessages implements MessageReceiver {
         String id = update.sessionId();
         Message.AckStatus status;
         long version = update.toVersion();
-        if (node.tombstones().contains(id)) {
+        if (node.tombstones.contains(id)) {
             status = Message.AckStatus.INVALIDATED;
         } else {
             PrimaryEntry mine = node.primary(id);
@@ -72,13 +80,13 @@ final class IncomingMessages implements MessageReceiver {
                 synchronized (mine) {
                     myVersion = mine.copy.version();
                 }
-                if (version > myVersion || (version == myVersion && sender.name().compareTo(node.self().name()) > 0)) {
+                if (version > myVersion || (version == myVersion && sender.name().compareTo(node.self.name()) > 0)) {
                     loseOwnership(id);
                 }
             }
-            status = node.backups().apply(acceptedValues(update, sender), sender.name());
+            status = node.backups.apply(acceptedValues(update, sender), sender);
             if (status == Message.AckStatus.NEED_FULL && !m.ackRequested()) {
-                node.transport().send(sender, WireCodec.encode(new Message.Resync(id)));
+                node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
             }
         }
         return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
@@ -92,7 +100,7 @@ final class IncomingMessages implements MessageReceiver {
     private SessionUpdate acceptedValues(SessionUpdate update, Member sender) {
         Map<String, byte[]> accepted = null;
         for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
-            if (node.attributes().read(update.sessionId(), e.getKey(), e.getValue(), sender.name()) == null) {
+            if (node.attributes.read(update.sessionId(), e.getKey(), e.getValue(), sender.name()) == null) {
                 if (accepted == null) {
                     accepted = new HashMap<>(update.changed());
                 }
@@ -107,16 +115,16 @@ final class IncomingMessages implements MessageReceiver {
     }
 
     private void onInvalidate(String id) {
-        node.tombstones().add(id);
-        node.backups().remove(id);
+        node.tombstones.add(id);
+        node.backups.remove(id);
         if (node.dropPrimary(id)) {
-            node.events().invalidatedElsewhere(id);
+            node.events.invalidatedElsewhere(id);
         }
     }
 
     private void onOwnership(Message.Ownership m) {
         String id = m.sessionId();
-        if (m.owner().equals(node.self().name()) || node.tombstones().contains(id)) {
+        if (m.owner().equals(node.self.name()) || node.tombstones.contains(id)) {
             return;
         }
         PrimaryEntry mine = node.primary(id);
@@ -125,34 +133,38 @@ final class IncomingMessages implements MessageReceiver {
             synchronized (mine) {
                 myVersion = mine.copy.version();
             }
-            if (m.version() > myVersion || (m.version() == myVersion && m.owner().compareTo(node.self().name()) > 0)) {
+            if (m.version() > myVersion || (m.version() == myVersion && m.owner().compareTo(node.self.name()) > 0)) {
                 loseOwnership(id);
             } else {
                 return; // we are newer: the other node will lose when it sees our updates
             }
         }
-        BackupStore.Backup backup = node.backups().get(id);
+        BackupStore.Backup backup = node.backups.get(id);
         if (backup == null) {
             return;
         }
-        List<Member> view = node.currentMembers();
-        Member owner = find(view, m.owner());
-        if (owner != null && !node.placement().isBackup(id, owner, view, node.self().name())) {
-            node.backups().remove(id); // not one of the new owner's backups: a stale copy must not be promoted
+        List<Member> view = node.members();
+        Member owner = node.member(m.owner());
+        if (owner == null) {
+            return;
+        }
+        if (!node.placement.isBackup(id, owner, view, node.self.name())) {
+            node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
         } else {
-            backup.owner = m.owner();
+            backup.owner = owner;
         }
     }
 
     private void loseOwnership(String id) {
         if (node.dropPrimary(id)) {
+            node.lostOwnership.add(id);
             LOG.log(System.Logger.Level.DEBUG, "session " + id + " is now owned by another node");
-            node.events().ownershipLost(id);
+            node.events.ownershipLost(id);
         }
     }
 
     private SessionUpdate copyOf(String id) {
-        if (node.tombstones().contains(id)) {
+        if (node.tombstones.contains(id)) {
             return null;
         }
         PrimaryEntry mine = node.primary(id);
@@ -163,20 +175,13 @@ final class IncomingMessages implements MessageReceiver {
                 }
             }
         }
-        return node.backups().fullCopy(id);
-    }
-
-    private static Member find(List<Member> view, String name) {
-        for (Member m : view) {
-            if (m.name().equals(name)) {
-                return m;
-            }
-        }
-        return null;
+        return node.backups.fullCopy(id);
     }
 
     @Override
     public void onMembershipChange(List<Member> members) {
-        node.membershipChanged(members);
+        node.setMembers(members);
+        LOG.log(System.Logger.Level.INFO, "cluster view of " + node.self.name() + ": " + members);
+        rebalancer.viewChanged();
     }
 }

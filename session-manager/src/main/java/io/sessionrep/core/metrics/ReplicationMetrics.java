@@ -30,6 +30,11 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.sessions.too.large</td><td>replications skipped because of max-session-size</td></tr>
  *   <tr><td>sessionrep.takeovers{source=local-backup|cluster}</td><td>sessions this node became primary of</td></tr>
  *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
+ *   <tr><td>sessionrep.replication.touches.sent</td><td>last-access touches sent for read-only requests</td></tr>
+ *   <tr><td>sessionrep.ownership.conflicts</td><td>requests whose session was taken over elsewhere meanwhile</td></tr>
+ *   <tr><td>sessionrep.sessions.below.quota</td><td>gauge: owned sessions with fewer backups than write-quota</td></tr>
+ *   <tr><td>sessionrep.rebalance.copies</td><td>full copies sent to restore the quota after a membership change</td></tr>
+ *   <tr><td>sessionrep.promotions</td><td>backups promoted to primary because their primary left</td></tr>
  *   <tr><td>sessionrep.sessions.primary / .backup</td><td>gauges: sessions held as primary / as backup</td></tr>
  *   <tr><td>sessionrep.async.queue.entries / .bytes</td><td>gauges: async sender queue depth</td></tr>
  * </table>
@@ -50,6 +55,11 @@ public final class ReplicationMetrics {
     public static final String TOO_LARGE = "sessionrep.sessions.too.large";
     public static final String TAKEOVERS = "sessionrep.takeovers";
     public static final String TAKEOVER_MISSES = "sessionrep.takeover.misses";
+    public static final String TOUCHES_SENT = "sessionrep.replication.touches.sent";
+    public static final String OWNERSHIP_CONFLICTS = "sessionrep.ownership.conflicts";
+    public static final String SESSIONS_BELOW_QUOTA = "sessionrep.sessions.below.quota";
+    public static final String REBALANCED = "sessionrep.rebalance.copies";
+    public static final String PROMOTIONS = "sessionrep.promotions";
     public static final String SESSIONS_PRIMARY = "sessionrep.sessions.primary";
     public static final String SESSIONS_BACKUP = "sessionrep.sessions.backup";
     public static final String QUEUE_ENTRIES = "sessionrep.async.queue.entries";
@@ -80,6 +90,10 @@ public final class ReplicationMetrics {
     public final Counter takeoversLocal;
     public final Counter takeoversCluster;
     public final Counter takeoverMisses;
+    public final Counter touchesSent;
+    public final Counter ownershipConflicts;
+    public final Counter rebalanced;
+    public final Counter promotions;
 
     public ReplicationMetrics(MeterRegistry registry, String nodeName) {
         this.registry = registry;
@@ -103,6 +117,10 @@ public final class ReplicationMetrics {
         takeoversLocal = counter(TAKEOVERS, "source", "local-backup");
         takeoversCluster = counter(TAKEOVERS, "source", "cluster");
         takeoverMisses = counter(TAKEOVER_MISSES);
+        touchesSent = counter(TOUCHES_SENT);
+        ownershipConflicts = counter(OWNERSHIP_CONFLICTS);
+        rebalanced = counter(REBALANCED);
+        promotions = counter(PROMOTIONS);
     }
 
     private Counter counter(String name, String... extraTags) {

@@ -1,6 +1,7 @@
 package io.sessionrep.core.store;
 
 import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message.AckStatus;
 
 import java.util.Map;
@@ -15,9 +16,9 @@ public final class BackupStore {
     /** A backup copy and the member it came from. Synchronize on {@link #copy} to read or change it. */
     public static final class Backup {
         public final SessionCopy copy;
-        public volatile String owner;
+        public volatile Member owner;
 
-        Backup(SessionCopy copy, String owner) {
+        Backup(SessionCopy copy, Member owner) {
             this.copy = copy;
             this.owner = owner;
         }
@@ -28,7 +29,7 @@ public final class BackupStore {
      * top of exactly its {@code fromVersion}, otherwise the backup needs a full copy. Anything not newer
      * than what is held is acknowledged and ignored (duplicates, reordering).
      */
-    public AckStatus apply(SessionUpdate update, String owner) {
+    public AckStatus apply(SessionUpdate update, Member owner) {
         Backup existing = backups.get(update.sessionId());
         if (existing == null) {
             if (!update.full()) {
@@ -53,6 +54,27 @@ public final class BackupStore {
             existing.owner = owner;
             return AckStatus.APPLIED;
         }
+    }
+
+    /** Moves the last access time of a held copy forward (a touch from its primary). */
+    public void touch(String sessionId, long accessedAt, String from) {
+        Backup b = backups.get(sessionId);
+        if (b != null && b.owner.name().equals(from)) {
+            synchronized (b.copy) {
+                b.copy.touch(accessedAt);
+            }
+        }
+    }
+
+    /** Drops the copy if {@code owner} still owns it; true if dropped. */
+    public boolean release(String sessionId, String owner) {
+        Backup b = backups.get(sessionId);
+        return b != null && b.owner.name().equals(owner) && backups.remove(sessionId, b);
+    }
+
+    /** Every held backup (a snapshot of the keys; values may change or go). */
+    public java.util.Collection<Backup> all() {
+        return java.util.List.copyOf(backups.values());
     }
 
     public Backup get(String sessionId) {

@@ -60,6 +60,11 @@ public final class SessionCopy {
                 new HashMap<>(attributes), Set.of());
     }
 
+    /** A read-only access: only the last access time moves (never backwards). */
+    public void touch(long accessedAt) {
+        lastAccessedTime = Math.max(lastAccessedTime, accessedAt);
+    }
+
     /** Renumbers the copy (a new primary continues after the version it took over). */
     public void setVersion(long version) {
         this.version = version;

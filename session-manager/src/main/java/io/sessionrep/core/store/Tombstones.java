@@ -23,6 +23,10 @@ public final class Tombstones {
         expiresAt.put(sessionId, clock.millis() + ttlMillis);
     }
 
+    public void remove(String sessionId) {
+        expiresAt.remove(sessionId);
+    }
+
     public boolean contains(String sessionId) {
         Long until = expiresAt.get(sessionId);
         return until != null && until > clock.millis();

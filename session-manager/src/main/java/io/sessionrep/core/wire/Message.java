@@ -33,6 +33,16 @@ public sealed interface Message {
     record Resync(String sessionId) implements Message {
     }
 
+    /** Primary to backup: the last access time of sessions used read-only (batched). */
+    record Touch(java.util.List<Entry> entries) implements Message {
+        public record Entry(String sessionId, long lastAccessedTime) {
+        }
+    }
+
+    /** Primary to a former backup: you are no longer a backup of this session, drop your copy. */
+    record Release(String sessionId) implements Message {
+    }
+
     enum AckStatus {
         /** Stored (or already held a newer version). */
         APPLIED,

@@ -24,6 +24,8 @@ import java.util.Set;
  * INVALIDATE, FETCH, RESYNC : id
  * OWNERSHIP: id version owner
  * FETCH_REPLY: found(u8) [UPDATE body]
+ * TOUCH    : count(i32) {id accessed}*
+ * RELEASE  : id
  * </pre>
  */
 public final class WireCodec {
@@ -38,6 +40,8 @@ public final class WireCodec {
     private static final byte FETCH = 5;
     private static final byte FETCH_REPLY = 6;
     private static final byte RESYNC = 7;
+    private static final byte TOUCH = 8;
+    private static final byte RELEASE = 9;
 
     private static final int FLAG_FULL = 1;
     private static final int FLAG_ACK = 2;
@@ -76,6 +80,16 @@ public final class WireCodec {
         } else if (message instanceof Message.Resync m) {
             w.u8(RESYNC);
             w.string(m.sessionId());
+        } else if (message instanceof Message.Touch m) {
+            w.u8(TOUCH);
+            w.i32(m.entries().size());
+            for (Message.Touch.Entry e : m.entries()) {
+                w.string(e.sessionId());
+                w.i64(e.lastAccessedTime());
+            }
+        } else if (message instanceof Message.Release m) {
+            w.u8(RELEASE);
+            w.string(m.sessionId());
         } else {
             throw new IllegalArgumentException("unknown message " + message);
         }
@@ -85,6 +99,9 @@ public final class WireCodec {
     private static int estimate(Message message) {
         if (message instanceof Message.Update m) {
             return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.update().valueBytes()) + 32 * m.update().changed().size();
+        }
+        if (message instanceof Message.Touch m) {
+            return 16 + 48 * m.entries().size();
         }
         if (message instanceof Message.FetchReply m && m.copy() != null) {
             return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.copy().valueBytes()) + 32 * m.copy().changed().size();
@@ -144,6 +161,15 @@ public final class WireCodec {
                 yield new Message.FetchReply(readUpdateAfterFlags(r, r.u8()));
             }
             case RESYNC -> new Message.Resync(r.string());
+            case TOUCH -> {
+                int count = r.count(2 + 8);
+                java.util.List<Message.Touch.Entry> entries = new java.util.ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    entries.add(new Message.Touch.Entry(r.string(), r.i64()));
+                }
+                yield new Message.Touch(entries);
+            }
+            case RELEASE -> new Message.Release(r.string());
             default -> throw new MalformedMessageException("unknown message type " + type);
         };
         if (r.remaining() != 0) {

@@ -1,0 +1,255 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.store.SessionCopy;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.wire.MalformedMessageException;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Turns what a request did to a session into updates for its backups: the first copy to a backup is
+ * full, later ones carry only attributes whose serialized bytes changed. Async mode hands them to the
+ * {@link AsyncSender}; sync mode sends them and waits for the first backup's acknowledgement.
+ */
+final class RequestEndReplication {
+    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+
+    private final NodeState node;
+    private final Touches touches;
+    private final Set<String> syncMissReported = ConcurrentHashMap.newKeySet();
+
+    RequestEndReplication(NodeState node, Touches touches) {
+        this.node = node;
+        this.touches = touches;
+    }
+
+    /** Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. */
+    void replicate(SessionSnapshot session, ChangeTracker.Changes changes) {
+        List<CompletableFuture<Message.AckStatus>> acks = dispatch(session, changes);
+        if (!acks.isEmpty()) {
+            awaitFirstAck(acks, session.id());
+        }
+    }
+
+    private List<CompletableFuture<Message.AckStatus>> dispatch(SessionSnapshot session, ChangeTracker.Changes changes) {
+        String id = session.id();
+        if (node.config.writeQuota() == 0 || node.closed() || node.tombstones.contains(id)) {
+            return List.of();
+        }
+        PrimaryEntry entry = node.primaries.get(id);
+        if (entry == null) {
+            if (node.lostOwnership.contains(id)) {
+                // another node took this session over while this request ran here: its version wins
+                node.metrics.ownershipConflicts.increment();
+                LOG.log(System.Logger.Level.INFO, "session " + id + " was taken over by another node during a request"
+                        + " here; this request's changes are not replicated (the newer owner's state wins)");
+                return List.of();
+            }
+            entry = node.primaries.computeIfAbsent(id, k -> new PrimaryEntry(new SessionCopy(k)));
+        }
+        List<Member> targets = node.backupsOf(id);
+        synchronized (entry) {
+            if (entry.removed) {
+                return List.of();
+            }
+            SessionUpdate delta = buildDelta(session, changes, entry);
+            boolean newBackup = false;
+            for (Member t : targets) {
+                newBackup |= !entry.syncedBackups.contains(t.name());
+            }
+            if (delta == null && !newBackup) {
+                if (session.lastAccessedTime() > entry.copy.lastAccessedTime() && entry.copy.version() > 0) {
+                    entry.copy.touch(session.lastAccessedTime());
+                    touches.record(id, session.lastAccessedTime());
+                }
+                return List.of(); // read-only request: no attribute data, at most a batched touch
+            }
+            if (delta != null) {
+                entry.copy.apply(delta);
+            }
+            if (entry.copy.valueBytes() > node.config.maxSessionSize()) {
+                reportTooLarge(entry);
+                return List.of();
+            }
+            entry.oversizeWarned = false;
+            SessionUpdate full = null;
+            List<CompletableFuture<Message.AckStatus>> acks = new ArrayList<>(targets.size());
+            for (Member target : targets) {
+                boolean synced = entry.syncedBackups.contains(target.name());
+                SessionUpdate update;
+                if (synced && delta != null) {
+                    update = delta;
+                } else if (synced) {
+                    continue; // nothing new for this backup
+                } else {
+                    update = full != null ? full : (full = entry.copy.toFullUpdate());
+                }
+                if (node.config.replicationMode() == ReplicationMode.SYNC) {
+                    acks.add(sendForAck(target, update));
+                } else {
+                    node.sender.enqueue(target, update);
+                }
+            }
+            releaseFormerBackups(entry, targets);
+            return acks;
+        }
+    }
+
+    /** Backups no longer chosen (membership changed) are told to drop their copy; the chosen ones are in sync. */
+    private void releaseFormerBackups(PrimaryEntry entry, List<Member> targets) {
+        Set<String> chosen = new HashSet<>();
+        for (Member t : targets) {
+            chosen.add(t.name());
+        }
+        for (String former : entry.syncedBackups) {
+            Member m = chosen.contains(former) ? null : node.member(former);
+            if (m != null) {
+                node.transport.send(m, WireCodec.encode(new Message.Release(entry.copy.sessionId())));
+            }
+        }
+        entry.syncedBackups.clear();
+        entry.syncedBackups.addAll(chosen);
+    }
+
+    /** The delta from the entry's version, or null when the request changed nothing replicable. */
+    private SessionUpdate buildDelta(SessionSnapshot session, ChangeTracker.Changes changes, PrimaryEntry entry) {
+        boolean first = entry.copy.version() == 0;
+        Map<String, byte[]> changed = new HashMap<>();
+        Set<String> removed = new HashSet<>();
+        Iterable<String> written = first ? session.attributeNames() : changes.written();
+        for (String name : written) {
+            Object value = session.attribute(name);
+            if (value == null) {
+                if (entry.copy.hasAttribute(name)) {
+                    removed.add(name);
+                }
+                continue;
+            }
+            byte[] bytes = node.attributes.write(session.id(), name, value);
+            if (bytes == null || Arrays.equals(bytes, entry.copy.attribute(name))) {
+                continue; // not serializable (reported), or read but not modified
+            }
+            changed.put(name, bytes);
+        }
+        for (String name : changes.removed()) {
+            if (entry.copy.hasAttribute(name) && session.attribute(name) == null) {
+                removed.add(name);
+            }
+        }
+        boolean metadata = first || session.maxInactiveSeconds() != entry.copy.maxInactiveSeconds();
+        if (changed.isEmpty() && removed.isEmpty() && !metadata) {
+            return null;
+        }
+        long from = entry.copy.version();
+        return new SessionUpdate(session.id(), from, from + 1, false, session.creationTime(),
+                session.lastAccessedTime(), session.maxInactiveSeconds(), changed, removed);
+    }
+
+    private void reportTooLarge(PrimaryEntry entry) {
+        node.metrics.tooLarge.increment();
+        entry.syncedBackups.clear(); // backups get a full copy once the session is small enough again
+        if (!entry.oversizeWarned) {
+            entry.oversizeWarned = true;
+            LOG.log(System.Logger.Level.WARNING, "session " + entry.copy.sessionId() + " is " + entry.copy.valueBytes()
+                    + " bytes, over max-session-size " + node.config.maxSessionSize()
+                    + ": not replicated until it shrinks (warned once per session)");
+        }
+    }
+
+    /** Sends an update that the backup acknowledges; a backup that needs a full copy gets one. */
+    private CompletableFuture<Message.AckStatus> sendForAck(Member target, SessionUpdate update) {
+        return request(target, update).thenCompose(status -> {
+            if (status != Message.AckStatus.NEED_FULL) {
+                return CompletableFuture.completedFuture(status);
+            }
+            PrimaryEntry entry = node.primaries.get(update.sessionId());
+            if (entry == null) {
+                return CompletableFuture.completedFuture(Message.AckStatus.INVALIDATED);
+            }
+            SessionUpdate full;
+            synchronized (entry) {
+                full = entry.copy.toFullUpdate();
+            }
+            return request(target, full);
+        });
+    }
+
+    private CompletableFuture<Message.AckStatus> request(Member target, SessionUpdate update) {
+        byte[] bytes = WireCodec.encode(new Message.Update(update, true));
+        (update.full() ? node.metrics.fullSent : node.metrics.deltaSent).increment();
+        node.metrics.bytesSent.increment(bytes.length);
+        node.metrics.valueBytesSent.increment(update.valueBytes());
+        return node.transport.request(target, bytes, node.config.syncTimeout()).thenApply(reply -> {
+            try {
+                if (WireCodec.decode(reply) instanceof Message.Ack ack) {
+                    return ack.status();
+                }
+            } catch (MalformedMessageException e) {
+                node.metrics.rejectedMalformed.increment();
+            }
+            throw new IllegalStateException("unexpected reply from " + target.name());
+        });
+    }
+
+    /** Sync mode: waits until one backup stored the update, at most sync-timeout. */
+    private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, String sessionId) {
+        long started = System.nanoTime();
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        for (CompletableFuture<Message.AckStatus> ack : acks) {
+            ack.whenComplete((status, error) -> {
+                if (error == null && status == Message.AckStatus.APPLIED) {
+                    first.complete(null);
+                }
+            });
+        }
+        CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
+                .whenComplete((v, e) -> first.completeExceptionally(new IllegalStateException("no backup stored it")));
+        try {
+            first.get(node.config.syncTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            node.metrics.syncAck.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            node.metrics.syncTimeouts.increment();
+            reportSyncMiss("no acknowledgement within sync-timeout " + node.config.syncTimeout().toMillis() + "ms", sessionId);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            node.metrics.syncTimeouts.increment();
+            reportSyncMiss(String.valueOf(e.getCause()), sessionId);
+        }
+    }
+
+    private void reportSyncMiss(String why, String sessionId) {
+        String peers = String.valueOf(node.backupsOf(sessionId));
+        if (syncMissReported.add(peers)) {
+            LOG.log(System.Logger.Level.WARNING, "sync replication to " + peers + " not acknowledged: " + why
+                    + "; the request proceeded (logged once per backup set, counted in "
+                    + ReplicationMetrics.SYNC_TIMEOUTS + ")");
+        }
+    }
+
+    /** A queued update to {@code backup} was dropped or failed: send it a full copy next time. */
+    void backupOutOfDate(String sessionId, String backup) {
+        PrimaryEntry entry = node.primaries.get(sessionId);
+        if (entry != null) {
+            synchronized (entry) {
+                entry.syncedBackups.remove(backup);
+            }
+        }
+    }
+}

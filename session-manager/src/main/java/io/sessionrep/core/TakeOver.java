@@ -1,0 +1,152 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.store.BackupStore;
+import io.sessionrep.core.store.SessionCopy;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.wire.MalformedMessageException;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fail-over: a request names a session this node does not hold live. The newest copy is found (local
+ * backup if its primary is gone, else the cluster is asked), this node becomes primary at the next
+ * version, announces it (the old owner drops its live copy, non-backups drop stale copies), and sends
+ * full copies to its backups at once.
+ */
+final class TakeOver {
+    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+
+    private final NodeState node;
+
+    TakeOver(NodeState node) {
+        this.node = node;
+    }
+
+    Optional<RestoredSession> takeOver(String sessionId) {
+        if (node.closed() || node.tombstones.contains(sessionId)) {
+            return Optional.empty();
+        }
+        PrimaryEntry owned = node.primary(sessionId);
+        SessionUpdate source;
+        boolean fromLocalBackup = false;
+        if (owned != null) {
+            synchronized (owned) {
+                source = owned.removed || owned.copy.version() == 0 ? null : owned.copy.toFullUpdate();
+            }
+        } else {
+            BackupStore.Backup local = node.backups.get(sessionId);
+            if (local != null && !node.isMember(local.owner.name())) {
+                source = node.backups.fullCopy(sessionId);
+                fromLocalBackup = true;
+            } else {
+                source = fetchNewest(sessionId, node.backups.fullCopy(sessionId));
+            }
+        }
+        if (source == null || node.tombstones.contains(sessionId)) {
+            node.metrics.takeoverMisses.increment();
+            return Optional.empty();
+        }
+        node.lostOwnership.remove(sessionId);
+        PrimaryEntry entry = owned != null ? owned : becomePrimary(source);
+        if (owned == null) {
+            (fromLocalBackup ? node.metrics.takeoversLocal : node.metrics.takeoversCluster).increment();
+        }
+        Map<String, Object> values = new HashMap<>();
+        for (Map.Entry<String, byte[]> a : source.changed().entrySet()) {
+            Object value = node.attributes.read(sessionId, a.getKey(), a.getValue(), "take-over");
+            if (value != null) {
+                values.put(a.getKey(), value);
+            }
+        }
+        long version;
+        synchronized (entry) {
+            version = entry.copy.version();
+        }
+        return Optional.of(new RestoredSession(sessionId, source.creationTime(), source.lastAccessedTime(),
+                source.maxInactiveSeconds(), values, version));
+    }
+
+    /**
+     * Makes this node primary of a session from a full copy, at the copy's version + 1, and announces it.
+     * Also used to promote an orphaned backup proactively (the {@link Rebalancer}).
+     */
+    PrimaryEntry becomePrimary(SessionUpdate source) {
+        String id = source.sessionId();
+        SessionCopy copy = SessionCopy.of(source);
+        copy.setVersion(source.toVersion() + 1);
+        PrimaryEntry fresh = new PrimaryEntry(copy);
+        PrimaryEntry entry = node.primaries.putIfAbsent(id, fresh);
+        if (entry != null) {
+            return entry; // a concurrent request on this node took it over first
+        }
+        node.backups.remove(id);
+        node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, copy.version(), node.self.name())));
+        if (node.config.writeQuota() > 0) {
+            synchronized (fresh) {
+                SessionUpdate full = fresh.copy.toFullUpdate();
+                for (Member target : node.backupsOf(id)) {
+                    node.sender.enqueue(target, full); // restore the quota at once, whatever the mode
+                    fresh.syncedBackups.add(target.name());
+                }
+            }
+        }
+        LOG.log(System.Logger.Level.DEBUG, "became primary of session " + id + " at version " + copy.version());
+        return fresh;
+    }
+
+    /** Asks every other member for its copy and returns the newest (or {@code local}, if newer). */
+    private SessionUpdate fetchNewest(String sessionId, SessionUpdate local) {
+        List<Member> others = new ArrayList<>();
+        for (Member m : node.members()) {
+            if (!m.name().equals(node.self.name())) {
+                others.add(m);
+            }
+        }
+        if (others.isEmpty()) {
+            return local;
+        }
+        Duration timeout = fetchTimeout();
+        byte[] fetch = WireCodec.encode(new Message.Fetch(sessionId));
+        List<CompletableFuture<byte[]>> replies = new ArrayList<>();
+        for (Member m : others) {
+            replies.add(node.transport.request(m, fetch, timeout));
+        }
+        try {
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                    .get(timeout.toMillis() + 200, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            // some members did not answer in time: use what the others said
+        }
+        SessionUpdate newest = local;
+        for (CompletableFuture<byte[]> reply : replies) {
+            if (!reply.isDone() || reply.isCompletedExceptionally()) {
+                continue;
+            }
+            try {
+                if (WireCodec.decode(reply.join()) instanceof Message.FetchReply r && r.copy() != null
+                        && r.copy().sessionId().equals(sessionId)
+                        && (newest == null || r.copy().toVersion() > newest.toVersion())) {
+                    newest = r.copy();
+                }
+            } catch (MalformedMessageException e) {
+                node.metrics.rejectedMalformed.increment();
+            }
+        }
+        return newest;
+    }
+
+    private Duration fetchTimeout() {
+        Duration twice = node.config.syncTimeout().multipliedBy(2);
+        return twice.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : twice;
+    }
+}
