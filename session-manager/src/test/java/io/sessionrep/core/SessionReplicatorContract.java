@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.config.ReplicationTrigger;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.DroppingTransport;
 import io.sessionrep.core.transport.Member;
@@ -410,5 +411,206 @@ public abstract class SessionReplicatorContract {
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals(199, restored.attributes().get("counter"));
         assertArrayEquals(new byte[] {(byte) 199}, (byte[]) restored.attributes().get("blob"));
+    }
+
+    // ------------------------------------------------------------------ issue 3: membership, ownership, triggers
+
+    @Test
+    void readOnlyRequestsTellBackupsTheLastAccessTimeWithoutAttributeData() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        double valueBytes = valueBytesSent("a");
+        long firstAccess = b.backupLastAccessedTime("s1");
+
+        clock.advance(Duration.ofMinutes(5));
+        s.access(clock.millis());
+        s.get("user");
+        a.requestEnd(s, s.tracker);
+        a.flushTouches();
+        settle(a);
+        assertEquals(valueBytes, valueBytesSent("a"), "no attribute data for a read-only request");
+        assertEquals(firstAccess + Duration.ofMinutes(5).toMillis(), b.backupLastAccessedTime("s1"));
+        assertEquals(1, counter(ReplicationMetrics.TOUCHES_SENT, "a"));
+    }
+
+    @Test
+    void whenABackupLeavesThePrimaryRestoresTheQuotaWithoutWaitingForARequest() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            TestSession s = newSession("s" + i).set("n", i);
+            a.requestEnd(s, s.tracker);
+            ids.add(s.id());
+        }
+        settle(a);
+        SessionReplicator backupThatStays = c;
+        stopNode(b);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.sessionsBelowQuota() == 0);
+        settle(a);
+        for (String id : ids) {
+            assertTrue(backupThatStays.hasBackup(id), id + " is backed up on c, the only other node left");
+        }
+    }
+
+    @Test
+    void aJoiningNodeReceivesItsShareAndFormerBackupsAreReleased() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            TestSession s = newSession("s" + i).set("n", i);
+            a.requestEnd(s, s.tracker);
+            ids.add(s.id());
+        }
+        settle(a);
+        assertEquals(60, b.backupCount());
+        SessionReplicator c = node("c");
+        await().atMost(Duration.ofSeconds(20)).until(() -> c.backupCount() > 0 && b.backupCount() + c.backupCount() == 60);
+        assertTrue(c.backupCount() > 10 && b.backupCount() > 10, "share spread: b=" + b.backupCount() + " c=" + c.backupCount());
+        for (String id : ids) {
+            assertTrue(b.hasBackup(id) ^ c.hasBackup(id), id + " has exactly one backup");
+        }
+    }
+
+    @Test
+    void whenAPrimaryLeavesItsFirstBackupPromotesItsCopiesAndRestoresTheQuota() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        for (int i = 0; i < 40; i++) {
+            TestSession s = newSession("s" + i).set("n", i);
+            a.requestEnd(s, s.tracker);
+        }
+        settle(a);
+        stopNode(a);
+        await().atMost(Duration.ofSeconds(20)).until(() -> b.primaryCount() + c.primaryCount() == 40
+                && b.sessionsBelowQuota() == 0 && c.sessionsBelowQuota() == 0);
+        settle(b, c);
+        for (int i = 0; i < 40; i++) {
+            String id = "s" + i;
+            assertTrue(b.isPrimary(id) ^ c.isPrimary(id), id + " has exactly one primary");
+            SessionReplicator backup = b.isPrimary(id) ? c : b;
+            assertTrue(backup.hasBackup(id), id + " is backed up again");
+        }
+    }
+
+    @Test
+    void colocatedPeersAreNeverUsedWhenColocationIsForbiddenAndTheShortfallIsReported() {
+        SessionReplicator a = node("a", o -> o.machineId("host-1").allowColocation(false));
+        SessionReplicator b = node("b", o -> o.machineId("host-1").allowColocation(false));
+        TestSession s = newSession("s1").set("x", 1);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertFalse(b.hasBackup("s1"));
+        assertEquals(1, a.sessionsBelowQuota());
+        assertTrue(a.quotaWarning().contains("write-quota 1 cannot be met") && a.quotaWarning().contains("b (same machine-id 'host-1'"),
+                a.quotaWarning());
+        SessionReplicator c = node("c", o -> o.machineId("host-2").allowColocation(false));
+        await().atMost(Duration.ofSeconds(20)).until(() -> c.hasBackup("s1"));
+        assertEquals("", a.quotaWarning());
+        assertEquals(0, a.sessionsBelowQuota());
+    }
+
+    @Test
+    void colocatedPeerIsUsedOnlyWhenNoOtherMachineIsAvailable() {
+        SessionReplicator a = node("a", o -> o.machineId("host-1"));
+        SessionReplicator b = node("b", o -> o.machineId("host-1"));
+        SessionReplicator c = node("c", o -> o.machineId("host-2"));
+        for (int i = 0; i < 30; i++) {
+            TestSession s = newSession("s" + i).set("x", i);
+            a.requestEnd(s, s.tracker);
+        }
+        settle(a);
+        assertEquals(30, c.backupCount(), "the other machine is always preferred");
+        assertEquals(0, b.backupCount());
+    }
+
+    @Test
+    void twoNodesTakingOverAtOnceLeaveExactlyOnePrimaryAndTheLoserDoesNotReplicate() throws Exception {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        TestSession s = newSession("s1").set("n", 1);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var onB = pool.submit(() -> b.takeOver("s1"));
+            var onC = pool.submit(() -> c.takeOver("s1"));
+            assertTrue(onB.get().isPresent() && onC.get().isPresent());
+        } finally {
+            pool.shutdown();
+        }
+        settle(a, b, c);
+        settle(a, b, c);
+        long primaries = java.util.stream.Stream.of(a, b, c).filter(n -> n.isPrimary("s1")).count();
+        assertEquals(1, primaries, "exactly one primary");
+        SessionReplicator loser = b.isPrimary("s1") ? c : b;
+        TestSession stale = new TestSession("s1", clock.millis());
+        stale.set("n", 99);
+        loser.requestEnd(stale, stale.tracker); // a request that was still running on the loser
+        settle(loser);
+        assertFalse(loser.isPrimary("s1"), "the loser does not become primary again");
+        assertEquals(1, counter(ReplicationMetrics.OWNERSHIP_CONFLICTS, loser.nodeName()));
+    }
+
+    @Test
+    void sessionMovingBackAndForthKeepsTheNewestState() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession onA = newSession("s1").set("n", 1);
+        a.requestEnd(onA, onA.tracker);
+        settle(a);
+        for (int round = 2; round <= 6; round++) {
+            SessionReplicator to = round % 2 == 0 ? b : a;
+            RestoredSession restored = to.takeOver("s1").orElseThrow();
+            assertEquals(round - 1, restored.attributes().get("n"));
+            TestSession live = new TestSession("s1", clock.millis());
+            restored.attributes().forEach(live::set);
+            live.tracker.drain();
+            live.set("n", round);
+            to.requestEnd(live, live.tracker);
+            settle(to);
+            settle(a, b);
+        }
+        assertTrue(b.isPrimary("s1") ^ a.isPrimary("s1"));
+    }
+
+    @Test
+    void onAttributeModifyReplicatesEachChangeBeforeTheRequestEnds() {
+        SessionReplicator a = node("a", o -> o.replicationTrigger(ReplicationTrigger.ON_ATTRIBUTE_MODIFY)
+                .replicationMode(ReplicationMode.SYNC));
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1");
+        s.set("step", 1);
+        a.attributeModified(s, s.tracker);
+        assertEquals(1, b.backupVersion("s1"));
+        s.set("step", 2);
+        a.attributeModified(s, s.tracker);
+        assertEquals(2, b.backupVersion("s1"));
+        a.requestEnd(s, s.tracker);
+        assertEquals(2, b.backupVersion("s1"), "nothing left to send at request end");
+    }
+
+    @Test
+    void onShutdownReplicatesOnlyWhenTheNodeHandsItsSessionsOver() {
+        SessionReplicator a = node("a", o -> o.replicationTrigger(ReplicationTrigger.ON_SHUTDOWN));
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("x", 1);
+        a.requestEnd(s, s.tracker);
+        a.attributeModified(s, s.tracker);
+        s.set("x", 2);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertFalse(b.hasBackup("s1"), "nothing replicated before shutdown");
+        a.handOver(s, s.tracker);
+        stopNode(a);
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.isPrimary("s1") || b.hasBackup("s1"));
+        assertEquals(2, b.takeOver("s1").orElseThrow().attributes().get("x"));
     }
 }

@@ -112,6 +112,9 @@ public final class InMemoryNetwork {
             if (to == null || dropFilter.test(target, message)) {
                 return;
             }
+            if (to.inbox.isShutdown()) {
+                return;
+            }
             to.inbox.execute(() -> {
                 try {
                     byte[] answer = to.receiver.onMessage(self, message);
