@@ -26,7 +26,7 @@ public final class BackupPlacement {
 
     /** Up to {@code write-quota} backups (fewer when not enough members qualify), best first. */
     public List<Member> backups(String sessionId, Member primary, List<Member> members) {
-        if (writeQuota == 0 || members.size() < 2) {
+        if (writeQuota == 0) {
             return List.of();
         }
         int idHash = sessionId.hashCode();
