@@ -52,6 +52,9 @@ public class ReplicatedSession extends ManagedSession {
         } else if (old != null) {
             data.changes().attributeRemoved(name);
         }
+        if ((value != null || old != null) && getSessionManager().getSessionCache() instanceof ReplicatedSessionCache cache) {
+            cache.attributeModified(this);
+        }
         return old;
     }
 

@@ -50,9 +50,42 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         }
     };
 
+    private final java.util.concurrent.ConcurrentMap<String, ManagedSession> live;
+
     public ReplicatedSessionCache(SessionManager manager) {
-        super(manager);
+        this(manager, new java.util.concurrent.ConcurrentHashMap<>());
+    }
+
+    private ReplicatedSessionCache(SessionManager manager, java.util.concurrent.ConcurrentMap<String, ManagedSession> live) {
+        super(manager, live);
+        this.live = live;
         setFlushOnResponseCommit(true);
+    }
+
+    /**
+     * Orderly stop: every live session's unreplicated changes go to its backups first (whatever the
+     * replication-trigger: with {@code on-shutdown} this is the only replication), so that the other
+     * nodes can take the sessions over once this node has left. Then Jetty's own shutdown.
+     */
+    @Override
+    public void shutdown() {
+        if (getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()) {
+            for (ManagedSession session : live.values()) {
+                if (session instanceof ReplicatedSession replicated && session.isValid()
+                        && !replicated.replicatedData().isDisowned()) {
+                    store.replicator().handOver(replicated.replicatedData(), replicated.replicatedData().changes());
+                }
+            }
+        }
+        super.shutdown();
+    }
+
+    /** With {@code replication-trigger=on-attribute-modify}: replicate this change now (else nothing). */
+    void attributeModified(ReplicatedSession session) {
+        if (getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()
+                && !session.replicatedData().isDisowned()) {
+            store.replicator().attributeModified(session.replicatedData(), session.replicatedData().changes());
+        }
     }
 
     /** Where the core reports what other nodes did to sessions this cache may hold live. */

@@ -106,6 +106,11 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         return running;
     }
 
+    /** True between start and stop. */
+    public boolean isRunningReplicator() {
+        return replicator != null;
+    }
+
     @Override
     protected void doStart() throws Exception {
         String workerName = _context.getWorkerName();

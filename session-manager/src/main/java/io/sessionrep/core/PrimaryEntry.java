@@ -16,6 +16,11 @@ final class PrimaryEntry {
     final Set<String> syncedBackups = new HashSet<>();
     /** Invalidated or taken over by another node: must not replicate any more. */
     boolean removed;
+    /**
+     * Promoted from a backup because its primary left, and not yet used by a request here: the container
+     * does not hold it live, so the core expires it itself (replicated last-access time).
+     */
+    boolean dormant;
     /** max-session-size warning already logged for this session. */
     boolean oversizeWarned;
 

@@ -98,7 +98,10 @@ final class Rebalancer implements AutoCloseable {
                 SessionUpdate copy = node.backups.fullCopy(id);
                 if (copy != null && !node.tombstones.contains(id)) {
                     waitForQueueRoom();
-                    takeOver.becomePrimary(copy);
+                    PrimaryEntry entry = takeOver.becomePrimary(copy);
+                    synchronized (entry) {
+                        entry.dormant = true;
+                    }
                     node.metrics.promotions.increment();
                     promoted++;
                 }

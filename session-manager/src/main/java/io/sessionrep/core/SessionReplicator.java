@@ -281,8 +281,9 @@ public final class SessionReplicator implements AutoCloseable {
 
     /**
      * Forgets expired tombstones, expires orphaned backups (copies whose primary left the cluster and
-     * whose replicated last-access time is older than their max inactive interval), and re-checks the
-     * write-quota. Runs periodically; public so tests with an injected clock can run it directly.
+     * whose replicated last-access time is older than their max inactive interval) and dormant promoted
+     * sessions (taken over from a departed primary but not used since; the container never held them, so
+     * the core expires them, cluster-wide), and re-checks the write-quota. Runs periodically; public so tests with an injected clock can run it directly.
      */
     public void runMaintenance() {
         node.tombstones.purgeExpired();
@@ -299,6 +300,17 @@ public final class SessionReplicator implements AutoCloseable {
         });
         if (expired > 0) {
             LOG.log(System.Logger.Level.DEBUG, "expired " + expired + " orphaned backup sessions");
+        }
+        for (var e : node.primaries.entrySet()) {
+            PrimaryEntry entry = e.getValue();
+            boolean idle;
+            synchronized (entry) {
+                int maxInactive = entry.copy.maxInactiveSeconds();
+                idle = entry.dormant && maxInactive > 0 && entry.copy.lastAccessedTime() + maxInactive * 1000L < now;
+            }
+            if (idle) {
+                invalidate(e.getKey()); // promoted after a fail-over and never used again: expired everywhere
+            }
         }
         rebalancer.requestPass();
     }

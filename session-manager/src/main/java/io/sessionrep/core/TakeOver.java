@@ -42,6 +42,7 @@ final class TakeOver {
         if (owned != null) {
             synchronized (owned) {
                 source = owned.removed || owned.copy.version() == 0 ? null : owned.copy.toFullUpdate();
+                owned.dormant = false; // the container holds it live from now on
             }
         } else {
             BackupStore.Backup local = node.backups.get(sessionId);

@@ -161,8 +161,9 @@ public final class ReplicationConfig {
 
     /**
      * {@code replication-trigger}: {@code on-request-end}, {@code on-attribute-modify} or {@code on-shutdown}.
-     * Default {@code on-request-end}. The other two are accepted but not yet active (see
-     * {@link #notYetActive()}).
+     * Default {@code on-request-end}. {@code on-attribute-modify}: each setAttribute/removeAttribute is
+     * replicated before it returns; {@code on-shutdown}: nothing is sent until an orderly shutdown hands
+     * every live session over to its backups.
      */
     public ReplicationTrigger replicationTrigger() { return replicationTrigger; }
 
@@ -246,13 +247,8 @@ public final class ReplicationConfig {
      * when there is none). Integrations log each line at start-up, so nothing is silently ignored.
      */
     public List<String> notYetActive() {
-        List<String> warnings = new ArrayList<>();
-        if (replicationTrigger != ReplicationTrigger.ON_REQUEST_END) {
-            warnings.add(REPLICATION_TRIGGER.key() + ": " + replicationTrigger.optionValue() + " is accepted but"
-                    + " not yet active in this version; sessions are replicated at the end of each request that"
-                    + " changed them (on-request-end) instead");
-        }
-        return List.copyOf(warnings);
+        return List.of(); // every accepted option is active
+
     }
 
     /**

@@ -4,9 +4,9 @@ package io.sessionrep.core.config;
 public enum ReplicationTrigger {
     /** Once, when the outermost request that used the session completes. The default. */
     ON_REQUEST_END("on-request-end"),
-    /** On every setAttribute/removeAttribute. Not yet active: accepted and reported at start-up. */
+    /** On every setAttribute/removeAttribute, before the call returns. */
     ON_ATTRIBUTE_MODIFY("on-attribute-modify"),
-    /** Only on orderly shutdown. Not yet active: accepted and reported at start-up. */
+    /** Only on orderly shutdown: the live sessions are handed to their backups before the node leaves. */
     ON_SHUTDOWN("on-shutdown");
 
     private final String optionValue;

@@ -341,12 +341,10 @@ class ReplicationConfigTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"on-attribute-modify", "on-shutdown"})
-    void inactiveTriggersAreAcceptedAndReported(String trigger) {
+    void everyTriggerIsActive(String trigger) {
         ReplicationConfig c = ReplicationConfig.fromMap(Map.of("replication-trigger", trigger));
-        assertEquals(1, c.notYetActive().size());
-        String warning = c.notYetActive().get(0);
-        assertTrue(warning.startsWith("replication-trigger: " + trigger + " is accepted but not yet active"), warning);
-        assertTrue(warning.contains("on-request-end"), warning);
+        assertEquals(trigger, c.replicationTrigger().optionValue());
+        assertEquals(List.of(), c.notYetActive());
     }
 
     @Test
