@@ -1,0 +1,196 @@
+package io.sessionrep.core;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.core.transport.ReplicationTransport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The async queue: bounded in entries and bytes, coalescing, never blocking the caller. */
+@Timeout(30)
+class AsyncSenderTest {
+    private final Member backup = new Member("b", "b");
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final List<String> dropped = new CopyOnWriteArrayList<>();
+    private final ReplicationMetrics metrics = new ReplicationMetrics(new SimpleMeterRegistry(), "a");
+
+    /** A transport whose network is stuck (a hung backup) until the test releases it. */
+    private final ReplicationTransport stuck = new ReplicationTransport() {
+        @Override
+        public void start(MessageReceiver receiver) {
+        }
+
+        @Override
+        public Member localMember() {
+            return new Member("a", "a");
+        }
+
+        @Override
+        public List<Member> members() {
+            return List.of(localMember(), backup);
+        }
+
+        @Override
+        public void send(Member target, byte[] message) {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public void broadcast(byte[] message) {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    private static SessionUpdate update(String id, long from, int bytes) {
+        return new SessionUpdate(id, from, from + 1, from == 0, 0, 0, 60, Map.of("v", new byte[bytes]), Set.of());
+    }
+
+    @Test
+    void aHungBackupNeverBlocksTheCallerAndTheQueueStaysWithinItsBounds() {
+        AsyncSender sender = new AsyncSender(stuck, metrics, 100, 1024 * 1024, "a", (id, target) -> dropped.add(id));
+        try {
+            long started = System.nanoTime();
+            for (int i = 0; i < 10_000; i++) {
+                sender.enqueue(backup, update("s" + i, 0, 1024));
+            }
+            long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(elapsedMs < 5_000, "enqueue never waits for the network (took " + elapsedMs + " ms)");
+            assertTrue(sender.entries() <= 100, "entries bounded: " + sender.entries());
+            assertTrue(sender.bytes() <= 1024 * 1024, "bytes bounded: " + sender.bytes());
+            assertTrue(metrics.dropped.count() >= 9_800, "drops counted: " + metrics.dropped.count());
+            assertEquals((long) metrics.dropped.count(), dropped.size(), "each dropped session told to send a full copy later");
+        } finally {
+            release.countDown();
+            sender.close(1000);
+        }
+    }
+
+    @Test
+    void byteBoundDropsTheOldestFirst() {
+        AsyncSender sender = new AsyncSender(stuck, metrics, 10_000, 100 * 1024, "a", (id, target) -> dropped.add(id));
+        try {
+            for (int i = 0; i < 50; i++) {
+                sender.enqueue(backup, update("s" + i, 0, 10 * 1024));
+            }
+            assertTrue(sender.bytes() <= 100 * 1024, "bytes bounded: " + sender.bytes());
+            assertTrue(dropped.contains("s1") && !dropped.contains("s49"), "oldest dropped first: " + dropped);
+        } finally {
+            release.countDown();
+            sender.close(1000);
+        }
+    }
+
+    @Test
+    void updatesOfOneSessionCoalesceIntoTheNewest() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = network.transport("a", "a");
+        var b = network.transport("b", "b");
+        List<byte[]> received = new CopyOnWriteArrayList<>();
+        a.start(new MessageReceiver() {
+            public byte[] onMessage(Member sender, byte[] message) {
+                return null;
+            }
+
+            public void onMembershipChange(List<Member> members) {
+            }
+        });
+        b.start(new MessageReceiver() {
+            public byte[] onMessage(Member sender, byte[] message) {
+                received.add(message);
+                return null;
+            }
+
+            public void onMembershipChange(List<Member> members) {
+            }
+        });
+        CountDownLatch gate = new CountDownLatch(1);
+        ReplicationTransport slow = new DelegatingSlowTransport(a, gate);
+        AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, "a", (id, target) -> dropped.add(id));
+        try {
+            sender.enqueue(backup, update("first", 0, 10)); // occupies the sender thread until the gate opens
+            org.awaitility.Awaitility.await().until(() -> sender.entries() == 0); // taken by the sender thread
+            for (int v = 0; v < 100; v++) {
+                sender.enqueue(backup, update("s", v, 10));
+            }
+            assertEquals(1, sender.entries(), "100 updates of one session wait as one");
+            assertEquals(99, (long) metrics.coalesced.count());
+            gate.countDown();
+            assertTrue(sender.flush(5000));
+            b.drain();
+            assertEquals(2, received.size());
+        } finally {
+            gate.countDown();
+            sender.close(1000);
+            a.close();
+            b.close();
+        }
+    }
+
+    /** Delegates to a real transport, but its first send waits for a gate. */
+    private static final class DelegatingSlowTransport implements ReplicationTransport {
+        private final ReplicationTransport delegate;
+        private final CountDownLatch gate;
+
+        DelegatingSlowTransport(ReplicationTransport delegate, CountDownLatch gate) {
+            this.delegate = delegate;
+            this.gate = gate;
+        }
+
+        public void start(MessageReceiver receiver) {
+        }
+
+        public Member localMember() {
+            return delegate.localMember();
+        }
+
+        public List<Member> members() {
+            return delegate.members();
+        }
+
+        public void send(Member target, byte[] message) {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            delegate.send(target, message);
+        }
+
+        public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
+            return delegate.request(target, message, timeout);
+        }
+
+        public void broadcast(byte[] message) {
+        }
+
+        public void close() {
+        }
+    }
+}
