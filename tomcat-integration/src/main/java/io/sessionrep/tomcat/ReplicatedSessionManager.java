@@ -12,7 +12,6 @@ import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Session;
-import org.apache.catalina.Valve;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.session.ManagerBase;
 import org.apache.catalina.session.StandardSession;
@@ -204,8 +203,8 @@ public class ReplicatedSessionManager extends ManagerBase {
                 meters = new SimpleMeterRegistry();
             }
             log.info("Session replication for context [" + context.getName() + "], node " + configured.nodeName()
-                    + " (session ids end in ." + configured.nodeName() + "), options (Manager attributes in"
-                    + " camelCase):\n" + configured.describe());
+                    + " (session ids end in ." + configured.nodeName() + "); options (the Manager attributes are"
+                    + " these names in camelCase):\n" + configured.describe());
             replicator = startReplicator(configured, context);
             valve = new ReplicationValve(this);
             context.getPipeline().addValve(valve);
@@ -445,8 +444,8 @@ public class ReplicatedSessionManager extends ManagerBase {
         engine.requestEnd(session.snapshot(), session.changes());
     }
 
-    /** The valve this manager added to its context's pipeline (while started). */
-    Valve valve() {
-        return valve;
+    /** The attributes as configured (tests). */
+    ManagerAttributes attributes() {
+        return attributes;
     }
 }

@@ -64,8 +64,8 @@ final class TomcatNode implements AutoCloseable {
         SessionServlet servlet = new SessionServlet(name);
         Wrapper wrapper = Tomcat.addServlet(context, "session", servlet);
         wrapper.setAsyncSupported(true);
-        context.addServletMappingDecoded("/session", "session");
-        context.addServletMappingDecoded("/inner", "session");
+        context.addServletMapping("/session", "session");
+        context.addServletMapping("/inner", "session");
         context.addServletContainerInitializer((classes, servletContext) -> servletContext.addListener(sessionEvents),
                 null);
 
@@ -74,7 +74,7 @@ final class TomcatNode implements AutoCloseable {
             configure(otherManager, otherAttributes, viaJvmRoute ? null : name, decorate);
             other.setManager(otherManager);
             Tomcat.addServlet(other, "session", new SessionServlet(name));
-            other.addServletMappingDecoded("/session", "session");
+            other.addServletMapping("/session", "session");
         } else {
             other = null;
         }
