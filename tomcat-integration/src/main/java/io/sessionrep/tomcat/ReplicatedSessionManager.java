@@ -340,11 +340,14 @@ public class ReplicatedSessionManager extends ManagerBase {
                     }
                 }
             }
-            return session;
+        } catch (RuntimeException e) {
+            // as when a persistent store cannot load a session: the request goes on without it
+            log.warn("Could not take over session " + clusterId + " from the cluster", e);
         } finally {
             mine.complete(session);
             takeOvers.remove(clusterId, mine);
         }
+        return session;
     }
 
     /** Also retires the old id on every node (the session replicates under the new one at request end). */
