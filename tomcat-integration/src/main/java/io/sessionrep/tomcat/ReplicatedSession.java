@@ -1,0 +1,230 @@
+package io.sessionrep.tomcat;
+
+import io.sessionrep.core.ChangeTracker;
+import io.sessionrep.core.RestoredSession;
+import io.sessionrep.core.SessionSnapshot;
+import org.apache.catalina.session.StandardSession;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A Tomcat session that reports what the application does to it to its {@link ChangeTracker}:
+ * {@code setAttribute}, {@code removeAttribute} (Tomcat routes {@code setAttribute(name, null)} there too),
+ * {@code getAttribute} and {@code setMaxInactiveInterval}. The {@code HttpSession} facade that applications
+ * hold delegates every call to this object, so nothing the application does escapes it. Everything else is
+ * {@link StandardSession}: listeners, binding events, expiry, notes.
+ *
+ * <p>Two ways out of a node, on purpose different:
+ * <ul>
+ *   <li>{@link #expire} (invalidate, time-out): Tomcat's own expiry, listeners included, after the
+ *       manager removed the session from the cluster, so that no take-over can bring it back.</li>
+ *   <li>{@link #evict}: another node owns the session now, or invalidated it, or this node stops. The live
+ *       copy here is dropped silently: no listener, no cluster message (the session lives on, or its
+ *       listeners ran where it was invalidated).</li>
+ * </ul>
+ */
+public class ReplicatedSession extends StandardSession {
+    private static final long serialVersionUID = 1L;
+
+    private final transient ChangeTracker changes = new ChangeTracker();
+    private final transient SessionSnapshot snapshot = new Snapshot();
+    /** Requests that accessed the session and whose end did not replicate it yet (see {@link #endAccess}). */
+    private final transient AtomicInteger unreplicatedAccesses = new AtomicInteger();
+    /** Another node owns the session now, or it was invalidated elsewhere: never replicate it from here. */
+    private transient volatile boolean disowned;
+    /** When a replication last carried the access time (see {@link ReplicatedSessionManager#requestEnd}). */
+    private transient volatile long touched;
+
+    public ReplicatedSession(ReplicatedSessionManager manager) {
+        super(manager);
+    }
+
+    private ReplicatedSessionManager replicatedManager() {
+        return (ReplicatedSessionManager) manager;
+    }
+
+    /** What requests changed since the last replication. */
+    ChangeTracker changes() {
+        return changes;
+    }
+
+    /** The read-only view the core takes its copy from at request end; the id has no route suffix. */
+    SessionSnapshot snapshot() {
+        return snapshot;
+    }
+
+    // ------------------------------------------------------------------ tracking
+
+    @Override
+    public Object getAttribute(String name) {
+        Object value = super.getAttribute(name);
+        if (value != null) {
+            changes.attributeRead(name, value); // a mutable value may be changed in place
+        }
+        return value;
+    }
+
+    @Override
+    public void setAttribute(String name, Object value, boolean notify) {
+        super.setAttribute(name, value, notify); // a null value goes to removeAttributeInternal
+        if (value != null) {
+            changes.attributeSet(name);
+        }
+    }
+
+    @Override
+    protected void removeAttributeInternal(String name, boolean notify) {
+        super.removeAttributeInternal(name, notify);
+        if (name != null) {
+            changes.attributeRemoved(name);
+        }
+    }
+
+    @Override
+    public void setMaxInactiveInterval(int interval) {
+        super.setMaxInactiveInterval(interval);
+        changes.metadataChanged();
+    }
+
+    // ------------------------------------------------------------------ request scope
+
+    @Override
+    public void access() {
+        super.access();
+        unreplicatedAccesses.incrementAndGet();
+    }
+
+    /**
+     * A request's replication of this session (the valve's, at request end) consumes that request's access.
+     * @return false when the session is not to be replicated from here (invalid, or disowned)
+     */
+    boolean consumeAccess() {
+        unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0);
+        return isValidInternal() && !disowned;
+    }
+
+    /**
+     * Tomcat ends every access, for the request's own session after the valve replicated it (nothing left to
+     * do then). An access that no valve of this manager saw ends here and replicates now: a cross-context
+     * dispatch into this context (the dispatch does not pass through this context's pipeline), or Tomcat's
+     * {@code Session.Accessor} (WebSocket).
+     */
+    @Override
+    public void endAccess() {
+        super.endAccess();
+        if (unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0 && isValidInternal() && !disowned) {
+            replicatedManager().requestEnd(this);
+        }
+    }
+
+    boolean touchDue(long now, long intervalMillis) {
+        return now - touched >= intervalMillis;
+    }
+
+    void touched(long now) {
+        touched = now;
+    }
+
+    // ------------------------------------------------------------------ leaving this node
+
+    /**
+     * Invalidation or time-out: removes the session from the cluster first (nothing can take it over again),
+     * then Tomcat's expiry (listeners, unbinding) runs here, once.
+     */
+    @Override
+    public void expire(boolean notify) {
+        synchronized (this) {
+            if (isValid && !expiring && manager != null) {
+                replicatedManager().invalidateInCluster(this);
+            }
+            super.expire(notify);
+        }
+    }
+
+    /**
+     * Drops this live copy without listeners and without telling the cluster. A request still using it
+     * finishes with it (its changes are not replicated: another node owns the session); with
+     * {@code invalid}, the session also reads as invalidated to such a request.
+     */
+    void evict(boolean invalid) {
+        disowned = true;
+        if (invalid) {
+            isValid = false;
+        }
+    }
+
+    boolean isDisowned() {
+        return disowned;
+    }
+
+    /**
+     * Makes this (new, empty) session the live copy of a session taken over from the cluster, under this
+     * node's id {@code localId}: state as replicated, no {@code sessionCreated} (it was created elsewhere),
+     * then {@code sessionDidActivate} for attributes that listen for it, as after a migration.
+     */
+    void restore(RestoredSession restored, String localId) {
+        creationTime = restored.creationTime();
+        lastAccessedTime = restored.lastAccessedTime();
+        thisAccessedTime = restored.lastAccessedTime();
+        maxInactiveInterval = restored.maxInactiveSeconds() <= 0 ? -1 : restored.maxInactiveSeconds();
+        for (Map.Entry<String, Object> attribute : restored.attributes().entrySet()) {
+            if (attribute.getValue() != null) {
+                attributes.put(attribute.getKey(), attribute.getValue());
+            }
+        }
+        touched = restored.lastAccessedTime();
+        isNew = false;
+        isValid = true;
+        setId(localId, false);
+        activate();
+    }
+
+    @Override
+    public void setCreationTime(long time) {
+        super.setCreationTime(time);
+        touched = time; // a new session: its first replication (complete) carries the access time
+    }
+
+    /** What the core reads at request end: Tomcat's fields, minus attributes Tomcat never distributes. */
+    private final class Snapshot implements SessionSnapshot {
+        @Override
+        public String id() {
+            return SessionIds.clusterId(getIdInternal());
+        }
+
+        @Override
+        public long creationTime() {
+            return creationTime;
+        }
+
+        @Override
+        public long lastAccessedTime() {
+            return thisAccessedTime; // the start of the most recent request
+        }
+
+        @Override
+        public int maxInactiveSeconds() {
+            return maxInactiveInterval;
+        }
+
+        @Override
+        public Set<String> attributeNames() {
+            Set<String> names = new HashSet<>();
+            for (Map.Entry<String, Object> e : attributes.entrySet()) {
+                if (!exclude(e.getKey(), e.getValue())) {
+                    names.add(e.getKey());
+                }
+            }
+            return names;
+        }
+
+        @Override
+        public Object attribute(String name) {
+            Object value = attributes.get(name);
+            return value == null || exclude(name, value) ? null : value;
+        }
+    }
+}

@@ -1,0 +1,454 @@
+package io.sessionrep.tomcat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sessionrep.core.RestoredSession;
+import io.sessionrep.core.SessionEvents;
+import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.Session;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.session.ManagerBase;
+import org.apache.catalina.session.StandardSession;
+import org.apache.juli.logging.Log;
+import org.apache.juli.logging.LogFactory;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Tomcat 11 session manager whose sessions are replicated by sessionrep. One line of {@code context.xml}:
+ * <pre>
+ * &lt;Manager className="io.sessionrep.tomcat.ReplicatedSessionManager" writeQuota="1" peers="10.0.0.2:7800"/&gt;
+ * </pre>
+ * Every replication option of SPEC section 2 is an attribute, its canonical name in camelCase
+ * ({@code write-quota} is {@code writeQuota}); all are validated when the context starts, and a bad or
+ * unknown one stops the context with a message naming the attribute. The node name is the route suffix of
+ * session ids ({@code <id>.<node-name>}): the Engine's {@code jvmRoute} when set (then {@code nodeName}
+ * may be left out, or must be equal), else {@code nodeName}.
+ *
+ * <p>It is Tomcat's {@link ManagerBase} (id generation, expiry, statistics, JMX) with these adaptations:
+ * <ul>
+ *   <li>Sessions are {@link ReplicatedSession}s, which report changes to their tracker.</li>
+ *   <li>At start it joins the cluster (a {@link SessionReplicator} on JGroups) and adds a
+ *       {@link ReplicationValve} to the context's pipeline: the valve replicates at the end of each request
+ *       and rewrites the route of a session taken over from another node. It is removed at stop.</li>
+ *   <li>{@link #findSession}: an id not held live here is taken over from the cluster
+ *       ({@link SessionReplicator#takeOver}); this node becomes its primary and holds it under its own route
+ *       suffix. An id no node knows finds nothing, as without replication.</li>
+ *   <li>Invalidation and expiry (Tomcat's background {@code processExpires} included) remove the session
+ *       from every node; {@link #changeSessionId} retires the old id everywhere.</li>
+ *   <li>When another node takes a session over or invalidates it, the live copy here is dropped without
+ *       listeners. Stopping (shutdown, undeploy, reload) drops live copies the same way: sessions are
+ *       neither invalidated cluster-wide nor written to disk ({@code SESSIONS.ser}); their backups live on
+ *       the other nodes and the next request takes them over there.</li>
+ * </ul>
+ */
+public class ReplicatedSessionManager extends ManagerBase {
+    private static final Log log = LogFactory.getLog(ReplicatedSessionManager.class);
+    private static final String NAME = "ReplicatedSessionManager";
+    /** A read-only request keeps backups' access time this accurate: a touch per quarter of the time-out. */
+    private static final int TOUCHES_PER_INTERVAL = 4;
+    /** cluster-name/node-name of every manager running in this JVM: two contexts must not share both. */
+    private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
+    /** Set while the valve asks Tomcat which session a request used: finds live sessions, never takes over. */
+    private static final ThreadLocal<Boolean> LIVE_ONLY = new ThreadLocal<>();
+
+    private final ManagerAttributes attributes = new ManagerAttributes();
+    private final Map<String, CompletableFuture<Session>> takeOvers = new ConcurrentHashMap<>();
+    private final SessionEvents events = new SessionEvents() {
+        @Override
+        public void ownershipLost(String sessionId) {
+            evict(sessionId, false);
+        }
+
+        @Override
+        public void invalidatedElsewhere(String sessionId) {
+            evict(sessionId, true);
+        }
+    };
+    private Function<ReplicationConfig, ReplicationTransport> transports = JGroupsTransport::new;
+    private MeterRegistry meters;
+    private ReplicationValve valve;
+    private String runningKey;
+    private volatile ReplicationConfig config;
+    private volatile SessionReplicator replicator;
+
+    // ------------------------------------------------------------------ attributes (SPEC section 2)
+
+    public void setNodeName(String v) { attributes.set("node-name", v); }
+    public void setReplicationMode(String v) { attributes.set("replication-mode", v); }
+    public void setSyncTimeout(String v) { attributes.set("sync-timeout", v); }
+    public void setReplicationTrigger(String v) { attributes.set("replication-trigger", v); }
+    public void setWriteQuota(String v) { attributes.set("write-quota", v); }
+    public void setAllowColocation(String v) { attributes.set("allow-colocation", v); }
+    public void setMachineId(String v) { attributes.set("machine-id", v); }
+    public void setDiscovery(String v) { attributes.set("discovery", v); }
+    public void setClusterName(String v) { attributes.set("cluster-name", v); }
+    public void setBindAddress(String v) { attributes.set("bind-address", v); }
+    public void setBindPort(String v) { attributes.set("bind-port", v); }
+    public void setPeers(String v) { attributes.set("peers", v); }
+    public void setMulticastAddress(String v) { attributes.set("multicast-address", v); }
+    public void setMulticastPort(String v) { attributes.set("multicast-port", v); }
+    public void setMaxSessionSize(String v) { attributes.set("max-session-size", v); }
+    public void setClusterKey(String v) { attributes.set("cluster-key", v); }
+    public void setSerializationAllowlist(String v) { attributes.set("serialization-allowlist", v); }
+    public void setAsyncQueueEntries(String v) { attributes.set("async-queue-entries", v); }
+    public void setAsyncQueueBytes(String v) { attributes.set("async-queue-bytes", v); }
+
+    /**
+     * Any other attribute of the {@code <Manager>} element (Tomcat calls this when no setter takes it, or
+     * when a typed setter of {@link ManagerBase} could not parse the value): remembered, and start fails
+     * naming it, rather than a typo silently leaving an option at its default.
+     */
+    public boolean setProperty(String name, String value) {
+        attributes.unknown(name, value);
+        return true;
+    }
+
+    /**
+     * Accepted for configurations copied from {@code StandardManager} ({@code pathname=""} disables its
+     * persistence): this manager never writes sessions to disk, whatever the value.
+     */
+    public void setPathname(String pathname) {
+        if (pathname != null && !pathname.isEmpty()) {
+            log.warn("Manager attribute pathname=\"" + pathname + "\" is ignored: " + NAME
+                    + " never writes sessions to disk (their copies live on other nodes)");
+        }
+    }
+
+    /** The node name (the route suffix of session ids) while started, else the configured one. */
+    public String getNodeName() {
+        ReplicationConfig running = config;
+        return running != null ? running.nodeName() : attributes.get("node-name");
+    }
+
+    /** The current cluster view, for JMX and logs. */
+    public String getClusterMembers() {
+        SessionReplicator running = replicator;
+        return running == null ? "(not started)" : running.members().toString();
+    }
+
+    /**
+     * Where replication meters go (embedded use). Default: a registry of this manager's own, readable
+     * through {@link #getMeterRegistry()}.
+     */
+    public void setMeterRegistry(MeterRegistry meters) {
+        this.meters = meters;
+    }
+
+    public MeterRegistry getMeterRegistry() {
+        return meters;
+    }
+
+    /** The transport each start replicates over (embedded use, tests). Default: JGroups. */
+    public void setTransportFactory(Function<ReplicationConfig, ReplicationTransport> transports) {
+        this.transports = Objects.requireNonNull(transports, "transports");
+    }
+
+    /** The running replication engine (while started). */
+    public SessionReplicator replicator() {
+        SessionReplicator running = replicator;
+        if (running == null) {
+            throw new IllegalStateException("Not started: the replicator runs while the context runs");
+        }
+        return running;
+    }
+
+    @Override
+    public String getName() {
+        return NAME;
+    }
+
+    /** The route suffix of session ids: this node's name, which is the Engine's jvmRoute when that is set. */
+    @Override
+    public String getJvmRoute() {
+        ReplicationConfig running = config;
+        return running != null ? running.nodeName() : super.getJvmRoute();
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    @Override
+    protected synchronized void startInternal() throws LifecycleException {
+        Context context = getContext();
+        ReplicationConfig configured;
+        try {
+            configured = attributes.toConfig(super.getJvmRoute());
+        } catch (IllegalArgumentException e) {
+            throw new LifecycleException(notStarted(e.getMessage()), e);
+        }
+        String key = configured.clusterName() + "/" + configured.nodeName();
+        if (!RUNNING.add(key)) {
+            throw new LifecycleException(notStarted("another web application in this JVM already replicates as"
+                    + " node '" + configured.nodeName() + "' in cluster '" + configured.clusterName() + "': give"
+                    + " each replicated web application its own clusterName (and bindPort)"));
+        }
+        runningKey = key;
+        config = configured; // before ManagerBase starts its id generator: ids carry node-name as their route
+        try {
+            super.startInternal();
+            if (meters == null) {
+                meters = new SimpleMeterRegistry();
+            }
+            log.info("Session replication for context [" + context.getName() + "], node " + configured.nodeName()
+                    + " (session ids end in ." + configured.nodeName() + "); options (the Manager attributes are"
+                    + " these names in camelCase):\n" + configured.describe());
+            replicator = startReplicator(configured, context);
+            valve = new ReplicationValve(this);
+            context.getPipeline().addValve(valve);
+        } catch (RuntimeException | LifecycleException e) {
+            release();
+            throw e instanceof LifecycleException le ? le : new LifecycleException(notStarted(e.getMessage()), e);
+        }
+        setState(LifecycleState.STARTING);
+    }
+
+    private SessionReplicator startReplicator(ReplicationConfig configured, Context context) {
+        ClassLoader appClassLoader = context.getLoader() != null ? context.getLoader().getClassLoader()
+                : Thread.currentThread().getContextClassLoader();
+        // Threads the replicator and JGroups create inherit the context class loader: make it ours, never
+        // the web application's (which would stay pinned after an undeploy).
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(ReplicatedSessionManager.class.getClassLoader());
+        try {
+            return SessionReplicator.start(configured, transports.apply(configured), appClassLoader, meters, events);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private String notStarted(String why) {
+        return "Session replication for context [" + (getContext() == null ? "?" : getContext().getName())
+                + "] not started: " + why;
+    }
+
+    /**
+     * Leaves the cluster without invalidating anything: live sessions are dropped here without listeners
+     * (their backups on other nodes take over), nothing is written to disk.
+     */
+    @Override
+    protected synchronized void stopInternal() throws LifecycleException {
+        setState(LifecycleState.STOPPING);
+        for (Session session : findSessions()) {
+            if (session instanceof ReplicatedSession replicated) {
+                replicated.evict(false);
+            }
+        }
+        sessions.clear();
+        release();
+        super.stopInternal();
+    }
+
+    private void release() {
+        if (valve != null) {
+            getContext().getPipeline().removeValve(valve);
+            valve = null;
+        }
+        SessionReplicator running = replicator;
+        replicator = null;
+        if (running != null) {
+            running.close();
+        }
+        if (runningKey != null) {
+            RUNNING.remove(runningKey);
+            runningKey = null;
+        }
+        config = null;
+    }
+
+    /** Sessions are never persisted by this manager: their copies live on other nodes. */
+    @Override
+    public void load() {
+    }
+
+    /** Sessions are never persisted by this manager: their copies live on other nodes. */
+    @Override
+    public void unload() {
+    }
+
+    // ------------------------------------------------------------------ sessions
+
+    @Override
+    protected StandardSession getNewSession() {
+        return new ReplicatedSession(this);
+    }
+
+    /** An id offered by the client (Tomcat reuses one only in narrow cases) gets this node's route. */
+    @Override
+    public Session createSession(String sessionId) {
+        ReplicationConfig running = config;
+        String id = sessionId == null || running == null ? sessionId
+                : SessionIds.withRoute(SessionIds.clusterId(sessionId), running.nodeName());
+        return super.createSession(id);
+    }
+
+    /**
+     * The live session, whatever route suffix {@code id} carries; if none, the session taken over from the
+     * cluster (this node becomes its primary; it is held here under this node's route). Null when no node
+     * knows the id (or it was invalidated). Concurrent requests for one id share one take-over.
+     */
+    @Override
+    public Session findSession(String id) throws IOException {
+        if (id == null) {
+            return null;
+        }
+        Session live = sessions.get(id);
+        ReplicationConfig running = config;
+        SessionReplicator engine = replicator;
+        if (live != null || running == null || engine == null) {
+            return live;
+        }
+        String clusterId = SessionIds.clusterId(id);
+        String localId = SessionIds.withRoute(clusterId, running.nodeName());
+        live = sessions.get(localId);
+        if (live != null || LIVE_ONLY.get() != null) {
+            return live;
+        }
+        return takeOver(engine, clusterId, localId);
+    }
+
+    private Session takeOver(SessionReplicator engine, String clusterId, String localId) {
+        CompletableFuture<Session> mine = new CompletableFuture<>();
+        CompletableFuture<Session> running = takeOvers.putIfAbsent(clusterId, mine);
+        if (running != null) {
+            return running.join(); // another request for the same session is taking it over: share its result
+        }
+        Session session = null;
+        try {
+            session = sessions.get(localId);
+            if (session == null) {
+                Optional<RestoredSession> restored = engine.takeOver(clusterId);
+                if (restored.isPresent()) {
+                    ReplicatedSession taken = (ReplicatedSession) createEmptySession();
+                    taken.restore(restored.get(), localId);
+                    session = taken;
+                    if (log.isDebugEnabled()) {
+                        log.debug("Session " + clusterId + " taken over from the cluster as " + localId);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            // as when a persistent store cannot load a session: the request goes on without it
+            log.warn("Could not take over session " + clusterId + " from the cluster", e);
+        } finally {
+            mine.complete(session);
+            takeOvers.remove(clusterId, mine);
+        }
+        return session;
+    }
+
+    /** Also retires the old id on every node (the session replicates under the new one at request end). */
+    @Override
+    protected void changeSessionId(Session session, String newId, boolean notifySessionListeners,
+                                   boolean notifyContainerListeners) {
+        String oldId = session.getIdInternal();
+        super.changeSessionId(session, newId, notifySessionListeners, notifyContainerListeners);
+        SessionReplicator engine = replicator;
+        if (engine != null && oldId != null && !SessionIds.clusterId(oldId).equals(SessionIds.clusterId(newId))) {
+            engine.invalidate(SessionIds.clusterId(oldId));
+        }
+    }
+
+    /** The session is being invalidated or expired here: remove every copy in the cluster. */
+    void invalidateInCluster(ReplicatedSession session) {
+        SessionReplicator engine = replicator;
+        String id = session.getIdInternal();
+        if (engine != null && id != null) {
+            engine.invalidate(SessionIds.clusterId(id));
+        }
+    }
+
+    /** Another node took the session over or invalidated it: drop the live copy here, silently. */
+    private void evict(String clusterId, boolean invalidated) {
+        ReplicationConfig running = config;
+        if (running == null) {
+            return;
+        }
+        Session session = sessions.get(SessionIds.withRoute(clusterId, running.nodeName()));
+        if (session instanceof ReplicatedSession replicated) {
+            replicated.evict(invalidated);
+            sessions.remove(replicated.getIdInternal(), replicated);
+            if (log.isDebugEnabled()) {
+                log.debug("Session " + clusterId + (invalidated ? " invalidated on another node" : " taken over by"
+                        + " another node") + ": live copy dropped");
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ called by the valve
+
+    /**
+     * Before the application runs: a request naming a session with another node's route (fail-over, or the
+     * balancer moved the user) takes it over now and gets a new session cookie with this node's route, as
+     * Tomcat's {@code JvmRouteBinderValve} does. A request with this node's route finds (or takes over) its
+     * session when the application asks for it.
+     */
+    void bindRequestedSession(Request request) {
+        String requested = request.getRequestedSessionId();
+        ReplicationConfig running = config;
+        if (requested == null || running == null
+                || requested.equals(SessionIds.withRoute(SessionIds.clusterId(requested), running.nodeName()))) {
+            return;
+        }
+        try {
+            Session session = findSession(requested);
+            if (session != null && !requested.equals(session.getIdInternal())) {
+                request.changeSessionId(session.getIdInternal());
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("Could not take over session " + requested + "; the request continues without it", e);
+        }
+    }
+
+    /** The request is over (or its async cycle completed): replicate the session it used, once. */
+    void requestCompleted(Request request) {
+        Session session;
+        LIVE_ONLY.set(Boolean.TRUE);
+        try {
+            session = request.getSessionInternal(false);
+        } finally {
+            LIVE_ONLY.remove();
+        }
+        if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
+                && replicated.consumeAccess()) {
+            requestEnd(replicated);
+        }
+    }
+
+    /**
+     * Hands what the request(s) changed to the core. A request that changed nothing sends nothing, except a
+     * small touch (the access time) once per quarter of the session's time-out, so that backups expire it
+     * and a take-over resumes it with an accurate idle time.
+     */
+    void requestEnd(ReplicatedSession session) {
+        SessionReplicator engine = replicator;
+        if (engine == null) {
+            return;
+        }
+        long accessed = session.getThisAccessedTimeInternal();
+        int maxInactive = session.getMaxInactiveInterval();
+        if (maxInactive > 0 && session.touchDue(accessed, maxInactive * 1000L / TOUCHES_PER_INTERVAL)) {
+            session.changes().metadataChanged();
+            session.touched(accessed);
+        }
+        engine.requestEnd(session.snapshot(), session.changes());
+    }
+
+    /** The attributes as configured (tests). */
+    ManagerAttributes attributes() {
+        return attributes;
+    }
+}

@@ -1,0 +1,62 @@
+package io.sessionrep.tomcat.it;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * One user: remembers the JSESSIONID cookie and sends it explicitly to whichever node it is told to
+ * (no cookie jar: the cookie follows the user across nodes, as behind a load balancer).
+ */
+final class Browser {
+    private static final String COOKIE = "JSESSIONID";
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private String cookie;
+
+    /** The response to one request. {@code setCookie} is the JSESSIONID value set by it, if any. */
+    record Reply(int status, String body, String node, String setCookie) {
+    }
+
+    Reply get(TomcatNode node, String query) throws IOException, InterruptedException {
+        return get(node.uri("", query));
+    }
+
+    /** A request to the node's second web application, {@code /other}. */
+    Reply getOther(TomcatNode node, String query) throws IOException, InterruptedException {
+        return get(node.uri("/other", query));
+    }
+
+    private Reply get(URI uri) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+        if (cookie != null) {
+            request.header("Cookie", COOKIE + "=" + cookie);
+        }
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        String setCookie = null;
+        for (String header : response.headers().allValues("Set-Cookie")) {
+            if (header.startsWith(COOKIE + "=")) {
+                int end = header.indexOf(';');
+                setCookie = header.substring(COOKIE.length() + 1, end < 0 ? header.length() : end);
+            }
+        }
+        if (setCookie != null) {
+            cookie = setCookie;
+        }
+        Optional<String> served = response.headers().firstValue("X-Node");
+        return new Reply(response.statusCode(), response.body(), served.orElse(null), setCookie);
+    }
+
+    /** The cookie value: the extended session id, {@code <id>.<node-name>}. */
+    String cookie() {
+        return cookie;
+    }
+
+    /** The cluster id: the cookie without its route suffix. */
+    String sessionId() {
+        return cookie.substring(0, cookie.lastIndexOf('.'));
+    }
+}

@@ -1,0 +1,163 @@
+package io.sessionrep.tomcat.it;
+
+import io.micrometer.core.instrument.Counter;
+import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.tomcat.ReplicatedSessionManager;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.Wrapper;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.IntrospectionUtils;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * One embedded Tomcat 11 on 127.0.0.1 whose ROOT context has a {@link ReplicatedSessionManager} configured
+ * exactly as {@code context.xml} would: every attribute is set through Tomcat's own
+ * {@link IntrospectionUtils#setProperty}, the call its Digester makes for XML attributes. Optionally a
+ * second context, {@code /other}, with a manager of its own, for cross-context dispatches.
+ */
+final class TomcatNode implements AutoCloseable {
+    final String name;
+    final SessionEventsLog sessionEvents = new SessionEventsLog();
+    final ReplicatedSessionManager manager = new ReplicatedSessionManager();
+    final ReplicatedSessionManager otherManager = new ReplicatedSessionManager();
+    private final Tomcat tomcat = new Tomcat();
+    private final Connector connector;
+    private final Context context;
+    private final Context other;
+
+    /**
+     * @param viaJvmRoute the node name comes from the Engine's jvmRoute (else from the nodeName attribute)
+     * @param attributes  the Manager attributes of the ROOT context
+     * @param otherAttributes the Manager attributes of {@code /other}, or null for no such context
+     */
+    private TomcatNode(String name, boolean viaJvmRoute, Map<String, String> attributes,
+                       Map<String, String> otherAttributes, UnaryOperator<ReplicationTransport> decorate)
+            throws IOException {
+        this.name = name;
+        Path base = Files.createTempDirectory("tomcat-" + name);
+        tomcat.setBaseDir(base.toString());
+        tomcat.getEngine().setName("engine-" + name); // its own JMX domain: several Tomcats share this JVM
+        if (viaJvmRoute) {
+            tomcat.getEngine().setJvmRoute(name);
+        }
+        connector = new Connector();
+        connector.setPort(0);
+        connector.setProperty("address", "127.0.0.1");
+        tomcat.setConnector(connector);
+        tomcat.getHost().setAutoDeploy(false);
+
+        context = tomcat.addContext("", Files.createDirectories(base.resolve("root")).toString());
+        context.setCrossContext(true);
+        configure(manager, attributes, viaJvmRoute ? null : name, decorate);
+        context.setManager(manager);
+        SessionServlet servlet = new SessionServlet(name);
+        Wrapper wrapper = Tomcat.addServlet(context, "session", servlet);
+        wrapper.setAsyncSupported(true);
+        context.addServletMapping("/session", "session");
+        context.addServletMapping("/inner", "session");
+        context.addServletContainerInitializer((classes, servletContext) -> servletContext.addListener(sessionEvents),
+                null);
+
+        if (otherAttributes != null) {
+            other = tomcat.addContext("/other", Files.createDirectories(base.resolve("other")).toString());
+            configure(otherManager, otherAttributes, viaJvmRoute ? null : name, decorate);
+            other.setManager(otherManager);
+            Tomcat.addServlet(other, "session", new SessionServlet(name));
+            other.addServletMapping("/session", "session");
+        } else {
+            other = null;
+        }
+    }
+
+    private static void configure(ReplicatedSessionManager manager, Map<String, String> attributes, String nodeName,
+                                  UnaryOperator<ReplicationTransport> decorate) {
+        if (nodeName != null) {
+            IntrospectionUtils.setProperty(manager, "nodeName", nodeName);
+        }
+        attributes.forEach((attribute, value) -> IntrospectionUtils.setProperty(manager, attribute, value));
+        manager.setTransportFactory(c -> decorate.apply(new JGroupsTransport(c)));
+    }
+
+    static TomcatNode start(String name, boolean viaJvmRoute, Map<String, String> attributes,
+                            Map<String, String> otherAttributes, UnaryOperator<ReplicationTransport> decorate)
+            throws Exception {
+        TomcatNode node = new TomcatNode(name, viaJvmRoute, attributes, otherAttributes, decorate);
+        try {
+            node.tomcat.start();
+        } catch (Exception | Error e) {
+            node.stop();
+            throw e;
+        }
+        return node;
+    }
+
+    URI uri(String contextPath, String query) {
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + contextPath + "/session?" + query);
+    }
+
+    Context context() {
+        return context;
+    }
+
+    SessionReplicator replicator() {
+        return manager.replicator();
+    }
+
+    boolean hasLocalCopy(String clusterId) {
+        return replicator().hasLocalCopy(clusterId);
+    }
+
+    /** Whether this node's Tomcat holds the session live (not: a backup copy). */
+    boolean holdsLive(String clusterId) {
+        return Arrays.stream(manager.findSessions()).anyMatch(s -> s.getIdInternal().startsWith(clusterId + "."));
+    }
+
+    int members() {
+        return manager.getState() == LifecycleState.STARTED ? manager.replicator().members().size() : 0;
+    }
+
+    int otherMembers() {
+        return otherManager.getState() == LifecycleState.STARTED ? otherManager.replicator().members().size() : 0;
+    }
+
+    boolean isRunning() {
+        return tomcat.getServer().getState() == LifecycleState.STARTED;
+    }
+
+    /** Sum of this node's counters called {@code meter} that carry the given tags (key, value, ...). */
+    double count(String meter, String... tags) {
+        return manager.getMeterRegistry().find(meter).tags(tags).tag("node", name).counters().stream()
+                .mapToDouble(Counter::count).sum();
+    }
+
+    /** Orderly stop: the contexts stop (their managers leave the cluster), then the server. */
+    void stop() throws Exception {
+        if (tomcat.getServer().getState().isAvailable()) {
+            tomcat.stop();
+        }
+        if (tomcat.getServer().getState() != LifecycleState.DESTROYED) {
+            tomcat.destroy();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
