@@ -288,6 +288,7 @@ public final class SessionReplicator implements AutoCloseable {
     public void runMaintenance() {
         node.tombstones.purgeExpired();
         node.lostOwnership.purgeExpired();
+        takeOver.purgeMisses();
         long now = node.clock.millis();
         int expired = node.backups.removeIf(b -> {
             if (node.isMember(b.owner.name())) {

@@ -26,10 +26,21 @@ import java.util.concurrent.TimeUnit;
 final class TakeOver {
     private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
 
+    /** How long an id that no node knew is answered "unknown" without asking the cluster again. */
+    static final java.time.Duration MISS_TTL = java.time.Duration.ofSeconds(5);
+
     private final NodeState node;
+    /** Ids recently asked for that no node knew (stale cookies): answered locally for a short while. */
+    private final io.sessionrep.core.store.Tombstones recentMisses;
 
     TakeOver(NodeState node) {
         this.node = node;
+        this.recentMisses = new io.sessionrep.core.store.Tombstones(node.clock, MISS_TTL);
+    }
+
+    /** Forgets misses older than {@link #MISS_TTL}. */
+    void purgeMisses() {
+        recentMisses.purgeExpired();
     }
 
     Optional<RestoredSession> takeOver(String sessionId) {
@@ -37,6 +48,10 @@ final class TakeOver {
             return Optional.empty();
         }
         PrimaryEntry owned = node.primary(sessionId);
+        if (owned == null && node.backups.get(sessionId) == null && recentMisses.contains(sessionId)) {
+            node.metrics.takeoverMisses.increment();
+            return Optional.empty(); // asked a moment ago, nobody had it: do not ask everyone again
+        }
         SessionUpdate source;
         boolean fromLocalBackup = false;
         if (owned != null) {
@@ -55,6 +70,7 @@ final class TakeOver {
         }
         if (source == null || node.tombstones.contains(sessionId)) {
             node.metrics.takeoverMisses.increment();
+            recentMisses.add(sessionId);
             return Optional.empty();
         }
         node.lostOwnership.remove(sessionId);

@@ -113,6 +113,11 @@ public abstract class SessionReplicatorContract {
         return seenBy.members().stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
     }
 
+    /** Bytes one settle() barrier adds to the receiver's count (a Fetch of "barrier"). */
+    private static double barrierBytes() {
+        return WireCodec.encode(new Message.Fetch("barrier")).length;
+    }
+
     protected double counter(String name, String node) {
         return meters.find(name).tag("node", node).counters().stream().mapToDouble(c -> c.count()).sum();
     }
@@ -223,6 +228,11 @@ public abstract class SessionReplicatorContract {
         node("b");
         assertEquals(Optional.empty(), a.takeOver("never-seen"));
         assertFalse(a.isPrimary("never-seen"));
+        double sentBefore = counter(ReplicationMetrics.BYTES_RECEIVED, "b");
+        assertEquals(Optional.empty(), a.takeOver("never-seen"));
+        settle(a);
+        assertEquals(sentBefore + 0, counter(ReplicationMetrics.BYTES_RECEIVED, "b") - barrierBytes(),
+                "a stale id asked again within seconds is answered without asking the cluster");
     }
 
     @Test
