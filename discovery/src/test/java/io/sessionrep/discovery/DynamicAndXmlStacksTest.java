@@ -123,6 +123,33 @@ class DynamicAndXmlStacksTest {
         assertThrows(IllegalArgumentException.class, () -> JGroupsStacks.build(config));
     }
 
+    /** docs/jgroups-tcp.xml, the starting point users get, is a valid stack with the generated values. */
+    @Test
+    void documentedExampleXmlMatchesTheGeneratedStack() throws Exception {
+        Path example = Path.of("..", "docs", "jgroups-tcp.xml").toAbsolutePath().normalize();
+        ReplicationConfig config = ReplicationConfig.builder().nodeName("a").jgroupsConfig(example.toString()).build();
+        List<Protocol> generated = JGroupsStacks.build(ReplicationConfig.builder().nodeName("a").build());
+        try (JChannel channel = JGroupsStacks.channel(config)) {
+            List<Protocol> fromXml = channel.getProtocolStack().getProtocols();
+            java.util.Collections.reverse(fromXml); // bottom first, as build() lists them
+            assertEquals(generated.stream().map(p -> p.getClass().getSimpleName()).toList(),
+                    fromXml.stream().map(p -> p.getClass().getSimpleName()).toList());
+            org.jgroups.protocols.FD_ALL3 fd = channel.getProtocolStack().findProtocol(org.jgroups.protocols.FD_ALL3.class);
+            assertEquals(UpperProtocols.HEARTBEAT_INTERVAL_MS, fd.getInterval());
+            assertEquals(UpperProtocols.HEARTBEAT_TIMEOUT_MS, fd.getTimeout());
+            org.jgroups.protocols.VERIFY_SUSPECT2 verify =
+                    channel.getProtocolStack().findProtocol(org.jgroups.protocols.VERIFY_SUSPECT2.class);
+            assertEquals(UpperProtocols.VERIFY_SUSPECT_TIMEOUT_MS, verify.getTimeout());
+            org.jgroups.protocols.MERGE3 merge = channel.getProtocolStack().findProtocol(org.jgroups.protocols.MERGE3.class);
+            assertEquals(UpperProtocols.MERGE_MIN_INTERVAL_MS, merge.getMinInterval());
+            assertEquals(UpperProtocols.MERGE_MAX_INTERVAL_MS, merge.getMaxInterval());
+            GMS gms = channel.getProtocolStack().findProtocol(GMS.class);
+            assertEquals(UpperProtocols.JOIN_TIMEOUT_MS, gms.getJoinTimeout());
+            TCP tcp = (TCP) channel.getProtocolStack().getTransport();
+            assertEquals(7800, tcp.getBindPort());
+        }
+    }
+
     @Test
     void missingXmlNamesOptionAndPath() {
         Path missing = tmp.resolve("nope.xml");

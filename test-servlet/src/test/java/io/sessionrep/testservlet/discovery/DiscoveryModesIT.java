@@ -120,28 +120,15 @@ class DiscoveryModesIT {
 
     @Test
     void expertJGroupsXml() throws Exception {
+        // the example users are pointed to (docs/jgroups-tcp.xml), as it is: one file for every node; each
+        // takes the first free port of base..base+2 and finds the others there
+        Path xml = Path.of("..", "docs", "jgroups-tcp.xml").toAbsolutePath().normalize();
+        assertTrue(Files.isRegularFile(xml), xml + " missing");
         int base = Scenario.freePortRange(3);
-        Path xml = Files.createTempFile("sessionrep-stack", ".xml");
-        cleanUp.add(() -> Files.deleteIfExists(xml));
-        // the same file for every node: each takes the first free port of the range, and finds the others there
-        Files.writeString(xml, """
-                <config xmlns="urn:org:jgroups">
-                  <TCP bind_addr="127.0.0.1" bind_port="%1$d" port_range="2" sock_conn_timeout="1000"/>
-                  <TCPPING initial_hosts="127.0.0.1[%1$d]" port_range="2" return_entire_cache="true"/>
-                  <MERGE3 min_interval="2000" max_interval="8000"/>
-                  <FD_SOCK2 offset="100"/>
-                  <FD_ALL3 interval="2000" timeout="8000"/>
-                  <VERIFY_SUSPECT2 timeout="1000"/>
-                  <pbcast.NAKACK2 use_mcast_xmit="false"/>
-                  <UNICAST3/>
-                  <pbcast.STABLE/>
-                  <pbcast.GMS join_timeout="1500" print_local_addr="false"/>
-                  <UFC/>
-                  <MFC/>
-                  <FRAG4/>
-                </config>
-                """.formatted(base));
-        LocalCluster cluster = started(Scenario.cluster(3).option("jgroups-config", xml.toString()));
+        List<String> jvm = new ArrayList<>(Scenario.NODE_JVM);
+        jvm.add("-Dsessionrep.jgroups.port=" + base);
+        jvm.add("-Dsessionrep.jgroups.hosts=127.0.0.1[" + base + "]");
+        LocalCluster cluster = started(Scenario.cluster(3).jvmArgs(jvm).option("jgroups-config", xml.toString()));
         assertTrue(Files.readString(cluster.node(0).logFile()).contains("with the JGroups stack of jgroups-config "
                 + xml), "the node says which stack it runs");
         Scenario.formsOneViewAndSurvivesKill9("jgroups-config", cluster);

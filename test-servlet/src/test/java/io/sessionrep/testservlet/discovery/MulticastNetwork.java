@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Where the multicast tests' nodes run: on this host's loopback when it carries IP multicast (a probe
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 final class MulticastNetwork implements AutoCloseable {
 
     static final String PROPERTY = "sessionrep.it.multicast-network";
+    private static final AtomicInteger NETWORKS = new AtomicInteger();
     private static final Path SCRIPT = Path.of("src/test/scripts/multicast-netns.sh");
 
     /** A group and port of their own, so concurrent runs on one host do not even see each other's traffic. */
@@ -66,7 +68,7 @@ final class MulticastNetwork implements AutoCloseable {
         }
         long pid = ProcessHandle.current().pid();
         String name = "srmc" + (pid % 100_000) + "-" + ThreadLocalRandom.current().nextInt(100);
-        int index = (int) (pid % 250) + 1;
+        int index = (int) ((pid + NETWORKS.getAndIncrement()) % 250) + 1; // a /30 of its own: 10.251.<index>.0
         Process setup = new ProcessBuilder("/bin/sh", SCRIPT.toString(), "setup", name, String.valueOf(index))
                 .redirectErrorStream(true).start();
         String output = new String(setup.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
