@@ -11,6 +11,7 @@ import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.UDP;
 import org.jgroups.protocols.dns.DNS_PING;
+import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.stack.Protocol;
 
 import java.io.IOException;
@@ -39,7 +40,9 @@ import java.util.stream.Collectors;
  *       <li>{@code file}: FILE_PING in {@code discovery-directory} (created if missing), with
  *           {@code remove_all_data_on_view_change} (the coordinator rewrites the directory on every view
  *           change, so a member killed without saying goodbye does not stay listed) and
- *           {@code write_data_on_find};</li>
+ *           {@code write_data_on_find}; GMS gives up on a listed coordinator that does not answer after
+ *           {@value #FILE_MAX_JOIN_ATTEMPTS} JOIN attempts (a whole cluster killed at once leaves its
+ *           coordinator listed);</li>
  *       <li>{@code dns}: DNS_PING with {@code dns-query} and {@code dns-record-type}; with A records every
  *           address is probed on the transport's port (range), so all nodes use the same {@code bind-port}.</li>
  *     </ul>
@@ -66,6 +69,8 @@ public final class JGroupsStacks {
     public static final int AUTO_PORT_COUNT = 50;
     /** TCP connect timeout: how long discovery waits on a peer host that does not answer. */
     static final int SOCKET_CONNECT_TIMEOUT_MS = 1_000;
+    /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
+    static final int FILE_MAX_JOIN_ATTEMPTS = 3;
 
     private JGroupsStacks() {
     }
@@ -160,7 +165,16 @@ public final class JGroupsStacks {
                     .dnsQuery(String.join(",", config.dnsQuery()))
                     .dnsRecordType(config.dnsRecordType().optionValue());
         };
-        return assemble(tcp(bindAddress, NetworkOptions.bindPort(config)), discovery, bindAddress, false);
+        List<Protocol> stack = assemble(tcp(bindAddress, NetworkOptions.bindPort(config)), discovery, bindAddress,
+                false);
+        if (discovery instanceof FILE_PING) {
+            // the directory may still list a coordinator that was killed (every node of the cluster killed
+            // at once): give up on it after a few JOIN attempts (about 5 s) and found the cluster anew, rather
+            // than after JGroups' default 10 (15 s)
+            stack.stream().filter(GMS.class::isInstance).map(GMS.class::cast)
+                    .forEach(gms -> gms.setMaxJoinAttempts(FILE_MAX_JOIN_ATTEMPTS));
+        }
+        return stack;
     }
 
     /** {@code discovery-directory}, created if missing; it must be a directory this process can write. */

@@ -50,6 +50,8 @@ class DynamicAndXmlStacksTest {
         assertTrue(ping.removeAllDataOnViewChange(), "a member killed with -9 must not stay listed");
         assertTrue(ping.writeDataOnFind());
         assertTrue(Files.isDirectory(dir), "created at start-up");
+        GMS gms = (GMS) stack.stream().filter(GMS.class::isInstance).findFirst().orElseThrow();
+        assertEquals(3, gms.getMaxJoinAttempts(), "a coordinator listed but dead is given up on after ~5 s");
     }
 
     @Test
