@@ -3,16 +3,25 @@ package io.sessionrep.discovery;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.ReplicationConfig;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.FILE_PING;
 import org.jgroups.protocols.MPING;
 import org.jgroups.protocols.PING;
 import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.UDP;
+import org.jgroups.protocols.dns.DNS_PING;
+import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.stack.Protocol;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Builds the JGroups protocol stack for a {@link ReplicationConfig}, programmatically (no XML), one
@@ -25,9 +34,21 @@ import java.util.List;
  *       predecessor) forms one cluster: a joiner learns every member its peer knows.</li>
  *   <li>{@code multicast}: UDP (IP multicast to {@code multicast-address}:{@code multicast-port},
  *       unicasts bound to {@code bind-address}) + PING.</li>
- *   <li>{@code dynamic}: TCP as for static + MPING, multicast discovery on
- *       {@code multicast-address}:{@code multicast-port}; replication traffic stays on TCP.</li>
+ *   <li>{@code dynamic}: TCP as for static + a discovery protocol chosen by {@code dynamic-discovery}:
+ *     <ul>
+ *       <li>{@code multicast}: MPING, multicast discovery on {@code multicast-address}:{@code multicast-port};</li>
+ *       <li>{@code file}: FILE_PING in {@code discovery-directory} (created if missing), with
+ *           {@code remove_all_data_on_view_change} (the coordinator rewrites the directory on every view
+ *           change, so a member killed without saying goodbye does not stay listed) and
+ *           {@code write_data_on_find}; GMS gives up on a listed coordinator that does not answer after
+ *           {@value #FILE_MAX_JOIN_ATTEMPTS} JOIN attempts (a whole cluster killed at once leaves its
+ *           coordinator listed);</li>
+ *       <li>{@code dns}: DNS_PING with {@code dns-query} and {@code dns-record-type}; with A records every
+ *           address is probed on the transport's port (range), so all nodes use the same {@code bind-port}.</li>
+ *     </ul>
+ *     Replication traffic stays on TCP in every sub-mode.</li>
  * </ul>
+ * {@code jgroups-config} replaces all of this with an expert's XML stack: see {@link #channel}.
  * Above discovery all modes share {@link UpperProtocols} (failure detection, reliability, membership,
  * flow control, fragmentation); its javadoc lists the values chosen.
  *
@@ -48,12 +69,56 @@ public final class JGroupsStacks {
     public static final int AUTO_PORT_COUNT = 50;
     /** TCP connect timeout: how long discovery waits on a peer host that does not answer. */
     static final int SOCKET_CONNECT_TIMEOUT_MS = 1_000;
+    /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
+    static final int FILE_MAX_JOIN_ATTEMPTS = 3;
 
     private JGroupsStacks() {
     }
 
-    /** The protocol list for {@code config.discovery()}, transport first. */
+    /**
+     * A new, unconnected channel for {@code config}: the stack of {@code jgroups-config} when it is set
+     * (checked: exists, parses, has a transport and GMS), else the generated {@link #build} stack.
+     *
+     * @throws ConfigException naming the option when the configuration cannot give a channel
+     * @throws Exception       when JGroups fails to create the channel for another reason
+     */
+    public static JChannel channel(ReplicationConfig config) throws Exception {
+        if (config.jgroupsConfig() != null) {
+            return XmlStack.channel(config.jgroupsConfig());
+        }
+        return new JChannel(build(config));
+    }
+
+    /** One line for the start-up log: which stack and discovery this node uses. */
+    public static String describe(ReplicationConfig config) {
+        if (config.jgroupsConfig() != null) {
+            return "the JGroups stack of jgroups-config " + config.jgroupsConfig();
+        }
+        String group = config.multicastAddress() + ":" + config.multicastPort();
+        return switch (config.discovery()) {
+            case STATIC -> "static discovery (TCP, TCPPING peers " + (config.peers().isEmpty() ? "(none)"
+                    : config.peers().stream().map(Object::toString).collect(Collectors.joining(","))) + ")";
+            case MULTICAST -> "multicast discovery (UDP, group " + group + ")";
+            case DYNAMIC -> switch (config.dynamicDiscovery()) {
+                case MULTICAST -> "dynamic discovery by multicast (TCP, MPING group " + group + ")";
+                case FILE -> "dynamic discovery by file (TCP, FILE_PING in " + config.discoveryDirectory() + ")";
+                case DNS -> "dynamic discovery by dns (TCP, DNS_PING " + config.dnsRecordType().optionValue()
+                        + " " + String.join(",", config.dnsQuery()) + ")";
+            };
+        };
+    }
+
+    /**
+     * The generated protocol list for {@code config.discovery()}, transport first.
+     *
+     * @throws IllegalArgumentException when {@code jgroups-config} is set: that stack comes from
+     *                                  {@link #channel}
+     */
     public static List<Protocol> build(ReplicationConfig config) {
+        if (config.jgroupsConfig() != null) {
+            throw new IllegalArgumentException("jgroups-config " + config.jgroupsConfig()
+                    + " replaces the generated stack; create the channel with JGroupsStacks.channel(config)");
+        }
         DiscoveryMode mode = config.discovery();
         if (mode == null) {
             throw new ConfigException("discovery", "no mode given; expected multicast, static or dynamic");
@@ -87,11 +152,48 @@ public final class JGroupsStacks {
 
     private static List<Protocol> dynamicStack(ReplicationConfig config) {
         InetAddress bindAddress = NetworkOptions.bindAddress(config);
-        MPING discovery = new MPING()
-                .setBindAddr(bindAddress)
-                .setMcastAddr(NetworkOptions.multicastAddress(config))
-                .setMcastPort(NetworkOptions.multicastPort(config));
-        return assemble(tcp(bindAddress, NetworkOptions.bindPort(config)), discovery, bindAddress, false);
+        Protocol discovery = switch (config.dynamicDiscovery()) {
+            case MULTICAST -> new MPING()
+                    .setBindAddr(bindAddress)
+                    .setMcastAddr(NetworkOptions.multicastAddress(config))
+                    .setMcastPort(NetworkOptions.multicastPort(config));
+            case FILE -> new FILE_PING()
+                    .setLocation(sharedDirectory(config).toString())
+                    .removeAllDataOnViewChange(true)
+                    .writeDataOnFind(true);
+            case DNS -> new DNS_PING()
+                    .dnsQuery(String.join(",", config.dnsQuery()))
+                    .dnsRecordType(config.dnsRecordType().optionValue());
+        };
+        List<Protocol> stack = assemble(tcp(bindAddress, NetworkOptions.bindPort(config)), discovery, bindAddress,
+                false);
+        if (discovery instanceof FILE_PING) {
+            // the directory may still list a coordinator that was killed (every node of the cluster killed
+            // at once): give up on it after a few JOIN attempts (about 5 s) and found the cluster anew, rather
+            // than after JGroups' default 10 (15 s)
+            stack.stream().filter(GMS.class::isInstance).map(GMS.class::cast)
+                    .forEach(gms -> gms.setMaxJoinAttempts(FILE_MAX_JOIN_ATTEMPTS));
+        }
+        return stack;
+    }
+
+    /** {@code discovery-directory}, created if missing; it must be a directory this process can write. */
+    static Path sharedDirectory(ReplicationConfig config) {
+        String option = "discovery-directory";
+        String expected = "expected a directory that every node of the cluster can read and write";
+        Path dir = Path.of(config.discoveryDirectory());
+        try {
+            Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new ConfigException(option, "'" + dir + "' exists but is not a directory; " + expected);
+        } catch (IOException | SecurityException e) {
+            throw new ConfigException(option, "'" + dir + "' cannot be created (" + e + "); " + expected);
+        }
+        if (!Files.isReadable(dir) || !Files.isWritable(dir) || !Files.isExecutable(dir)) {
+            throw new ConfigException(option, "'" + dir + "' is not readable and writable by this process (user "
+                    + System.getProperty("user.name") + "); " + expected);
+        }
+        return dir;
     }
 
     private static TCP tcp(InetAddress bindAddress, int bindPort) {

@@ -21,11 +21,15 @@ final class NetworkOptions {
     private NetworkOptions() {
     }
 
-    /** {@code bind-address}: must resolve to an address of this machine. */
+    /**
+     * {@code bind-address}: must resolve to an address of this machine: one of its interfaces', the wildcard,
+     * or any loopback address (on Linux all of 127.0.0.0/8 is local, so several nodes of one host can each
+     * have their own address and the same port, as pods behind one DNS name do).
+     */
     static InetAddress bindAddress(ReplicationConfig config) {
         String host = config.bindAddress();
         InetAddress address = resolve("bind-address", host, "a host name or IP address of this machine");
-        if (!address.isAnyLocalAddress() && !isLocalInterface(address)) {
+        if (!address.isAnyLocalAddress() && !address.isLoopbackAddress() && !isLocalInterface(address)) {
             throw new ConfigException("bind-address", "'" + host + "' (" + address.getHostAddress()
                     + ") is not an address of this machine; expected the address of a local network interface");
         }

@@ -7,20 +7,26 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The command line of {@link NodeLauncher}: {@code --name=value} flags. Three are the launcher's own
- * ({@code --http-port}, {@code --replication=on|off}, {@code --help}); every other flag is a replication
+ * The command line of {@link NodeLauncher}: {@code --name=value} flags. Four are the launcher's own
+ * ({@code --http-port}, {@code --http-host}, {@code --replication=on|off}, {@code --help}); every other flag is a replication
  * option under its canonical name (SPEC section 2), passed unchanged to {@code ReplicationConfig.fromMap},
  * which validates it.
  *
  * @param httpPort           HTTP port of the node; 0 picks a free one
+ * @param httpHost           address the HTTP connector listens on (default 127.0.0.1)
  * @param replication        false runs a plain Jetty node (sessions stay local)
  * @param help               print {@link #usage()} and exit
  * @param replicationOptions canonical option name to value, in command-line order
  */
-public record LauncherOptions(int httpPort, boolean replication, boolean help,
+public record LauncherOptions(int httpPort, String httpHost, boolean replication, boolean help,
                               Map<String, String> replicationOptions) {
 
     public static final int DEFAULT_HTTP_PORT = 8080;
+
+    /** The launcher's options without {@code --http-host} (HTTP on 127.0.0.1). */
+    public LauncherOptions(int httpPort, boolean replication, boolean help, Map<String, String> replicationOptions) {
+        this(httpPort, NodeServer.HOST, replication, help, replicationOptions);
+    }
 
     public LauncherOptions {
         replicationOptions = Collections.unmodifiableMap(new LinkedHashMap<>(replicationOptions));
@@ -29,6 +35,7 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
     /** Parses the command line; a malformed flag or a bad launcher value is a {@link ConfigException}. */
     public static LauncherOptions parse(String... args) {
         int httpPort = DEFAULT_HTTP_PORT;
+        String httpHost = NodeServer.HOST;
         boolean replication = true;
         boolean help = false;
         Map<String, String> options = new LinkedHashMap<>();
@@ -46,6 +53,7 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
             String value = arg.substring(eq + 1);
             switch (name) {
                 case "http-port" -> httpPort = parsePort(value);
+                case "http-host" -> httpHost = parseHost(value);
                 case "replication" -> replication = parseOnOff(value);
                 default -> {
                     if (options.put(name, value) != null) {
@@ -54,7 +62,7 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
                 }
             }
         }
-        return new LauncherOptions(httpPort, replication, help, options);
+        return new LauncherOptions(httpPort, httpHost, replication, help, options);
     }
 
     /** The node's name: the {@code node-name} option, or {@code fallback}. */
@@ -73,6 +81,14 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
         }
         throw new ConfigException("http-port", "'" + value + "' is not allowed; expected a port from 0 to 65535"
                 + " (0 = any free port)");
+    }
+
+    private static String parseHost(String value) {
+        if (value.isBlank() || !value.matches("[A-Za-z0-9_.:-]{1,253}")) {
+            throw new ConfigException("http-host", "'" + value + "' is not allowed; expected a host name or IP"
+                    + " address of this machine, such as 127.0.0.1");
+        }
+        return value;
     }
 
     private static boolean parseOnOff(String value) {
@@ -95,7 +111,8 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
                 once it serves. A bad option exits with code 2.
 
                 launcher flags:
-                  --http-port=N              HTTP port on 127.0.0.1 (default 8080; 0 = any free port)
+                  --http-port=N              HTTP port (default 8080; 0 = any free port)
+                  --http-host=HOST           HTTP address (default 127.0.0.1)
                   --replication=on|off       off: plain Jetty sessions, no cluster (default on)
                   --help                     this text
 
@@ -114,6 +131,12 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
                   --peers=H:P[,H:P...]       static discovery peers (a ring is enough)
                   --multicast-address=A      default 228.8.8.8
                   --multicast-port=N         default 45588
+                  --dynamic-discovery=H      discovery=dynamic only: multicast | file | dns (default multicast)
+                  --discovery-directory=DIR  dynamic-discovery=file: absolute path of a shared directory
+                  --dns-query=NAME[,NAME...] dynamic-discovery=dns: DNS name(s) resolving to the nodes
+                  --dns-record-type=T        dynamic-discovery=dns: A | SRV (default A)
+                  --jgroups-config=FILE      a JGroups XML stack replacing the generated one (experts);
+                                             then no discovery, bind-*, peers, multicast-*, dns-* options
                   --max-session-size=BYTES   larger sessions are not replicated (default 1MiB)
                   --cluster-key=SECRET       encrypt and authenticate replication traffic
                   --serialization-allowlist=P[,P...]  application packages/classes allowed in sessions
@@ -123,6 +146,8 @@ public record LauncherOptions(int httpPort, boolean replication, boolean help,
                 example:
                   java -jar sessionrep-node.jar --http-port=8081 --node-name=node-b \\
                        --bind-port=7801 --peers=127.0.0.1:7800 --replication-mode=sync
+
+                  GET /cluster on the HTTP port shows this node's view of the cluster as JSON.
                 """;
     }
 }

@@ -2,18 +2,24 @@ package io.sessionrep.testservlet;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,6 +32,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Nodes start one after another, each waiting for the previous READY line, so every node joins the
  * existing cluster rather than forming its own and merging later. {@link #close()} kills whatever is
  * still running, and runs as a JVM shutdown hook too.
+ *
+ * <p>Other topologies: options for every node ({@link Builder#option}) or one node
+ * ({@link Builder#nodeOption}) replace the defaults, e.g. {@code discovery=multicast} (then no peers are
+ * given) or {@code jgroups-config} (then none of the stack options). {@link Builder#deferred} nodes get
+ * their ports and place in the ring but start only with {@link #start(String)}, which also restarts a
+ * node that was killed. {@link #view} and {@link #awaitView} read the nodes' views from {@code GET /cluster}.
  */
 public final class LocalCluster implements AutoCloseable {
 
@@ -35,34 +47,156 @@ public final class LocalCluster implements AutoCloseable {
     private static final AtomicInteger CLUSTERS = new AtomicInteger();
 
     private final String clusterName;
-    private final List<NodeProcess> nodes = new ArrayList<>();
+    /** What starts each node, in ring order. */
+    private final Map<String, NodeSpec> specs = new LinkedHashMap<>();
+    /** The latest incarnation of each started node. */
+    private final Map<String, NodeProcess> current = new LinkedHashMap<>();
+    /** Every process ever started, so close() kills them all. */
+    private final List<NodeProcess> launched = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::killAll, "local-cluster-shutdown");
+    private final PrintStream echo;
+    private final Duration readyTimeout;
+    private volatile HttpClient http;
 
-    private LocalCluster(String clusterName) {
+    private record NodeSpec(String name, int bindPort, List<String> command, Path logFile) {
+    }
+
+    /** One node's view of the cluster, as {@code GET /cluster} answered. Members in view order. */
+    public record ClusterView(String node, String cluster, List<String> members) {
+    }
+
+    private LocalCluster(String clusterName, PrintStream echo, Duration readyTimeout) {
         this.clusterName = clusterName;
+        this.echo = echo;
+        this.readyTimeout = readyTimeout;
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The nodes in start order: node-a first. */
-    public List<NodeProcess> nodes() {
-        return List.copyOf(nodes);
+    /** The started nodes (latest incarnation of each) in ring order: node-a first. */
+    public synchronized List<NodeProcess> nodes() {
+        return specs.keySet().stream().filter(current::containsKey).map(current::get).toList();
     }
 
+    /** The started node at ring position {@code index} (0 = node-a). */
     public NodeProcess node(int index) {
-        return nodes.get(index);
+        return node(new ArrayList<>(specs.keySet()).get(index));
     }
 
-    public NodeProcess node(String name) {
-        return nodes.stream().filter(n -> n.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no node " + name + " in " + nodes));
+    public synchronized NodeProcess node(String name) {
+        NodeProcess node = current.get(name);
+        if (node == null) {
+            throw new IllegalArgumentException("no started node " + name + " in " + current.values()
+                    + (specs.containsKey(name) ? " (it is deferred: start it with start(\"" + name + "\"))" : ""));
+        }
+        return node;
     }
 
     /** The nodes still running. */
     public List<NodeProcess> alive() {
-        return nodes.stream().filter(NodeProcess::isAlive).toList();
+        return nodes().stream().filter(NodeProcess::isAlive).toList();
+    }
+
+    /** The replication port a node is given (also for nodes not started yet). */
+    public int bindPort(String name) {
+        NodeSpec spec = specs.get(name);
+        if (spec == null) {
+            throw new IllegalArgumentException("no node " + name + " in " + specs.keySet());
+        }
+        return spec.bindPort();
+    }
+
+    /**
+     * Starts a deferred node, or starts again a node whose process has ended (killed or stopped; its log
+     * continues), and waits for its READY line.
+     */
+    public NodeProcess start(String name) throws IOException, InterruptedException {
+        NodeSpec spec = specs.get(name);
+        if (spec == null) {
+            throw new IllegalArgumentException("no node " + name + " in " + specs.keySet());
+        }
+        NodeProcess node;
+        synchronized (this) {
+            NodeProcess previous = current.get(name);
+            if (previous != null && previous.isAlive()) {
+                throw new IllegalStateException(previous + " is still running");
+            }
+            node = NodeProcess.launch(name, spec.bindPort(), spec.command(), spec.logFile(), echo, previous != null);
+            launched.add(node);
+            current.put(name, node);
+        }
+        node.awaitReady(readyTimeout);
+        return node;
+    }
+
+    /** What {@code GET /cluster} of {@code node} answers now. */
+    public ClusterView view(NodeProcess node) throws IOException, InterruptedException {
+        HttpClient client = http;
+        if (client == null) {
+            client = SessionClient.newHttpClient();
+            http = client;
+        }
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(node.sessionUri().resolve("/cluster"))
+                .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException(node.name() + ": GET /cluster answered " + response.statusCode());
+        }
+        Map<String, String> fields = JsonFields.parse(response.body());
+        String members = fields.get("members");
+        return new ClusterView(fields.get("node"), fields.get("cluster"),
+                members == null || members.isEmpty() ? List.of() : List.of(members.split(",")));
+    }
+
+    /**
+     * Waits until each named node runs and its view holds exactly the named nodes (in any order): one
+     * cluster of exactly these members. Returns the milliseconds it took.
+     *
+     * @throws IllegalStateException after {@code timeout}, with what each node saw last
+     */
+    public long awaitView(Duration timeout, Collection<String> names) throws InterruptedException {
+        List<String> expected = names.stream().sorted().toList();
+        long start = System.nanoTime();
+        Map<String, String> seen = new LinkedHashMap<>();
+        while (true) {
+            boolean agreed = true;
+            for (String name : expected) {
+                NodeProcess node;
+                synchronized (this) {
+                    node = current.get(name);
+                }
+                String view;
+                if (node == null || !node.isAlive()) {
+                    view = "not running";
+                    agreed = false;
+                } else {
+                    try {
+                        List<String> members = view(node).members();
+                        view = members.toString();
+                        agreed &= members.stream().sorted().toList().equals(expected);
+                    } catch (IOException e) {
+                        view = e.toString();
+                        agreed = false;
+                    }
+                }
+                seen.put(name, view);
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            if (agreed) {
+                return millis;
+            }
+            if (millis > timeout.toMillis()) {
+                throw new IllegalStateException("no single view of " + expected + " within " + timeout
+                        + "; the nodes saw: " + seen);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** {@link #awaitView(Duration, Collection)} of the named nodes. */
+    public long awaitView(Duration timeout, String... names) throws InterruptedException {
+        return awaitView(timeout, List.of(names));
     }
 
     public String clusterName() {
@@ -91,7 +225,11 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private void killAll() {
-        for (NodeProcess node : nodes) {
+        List<NodeProcess> all;
+        synchronized (this) {
+            all = List.copyOf(launched);
+        }
+        for (NodeProcess node : all) {
             if (node.isAlive()) {
                 try {
                     node.kill9();
@@ -112,22 +250,47 @@ public final class LocalCluster implements AutoCloseable {
         return "node-" + (char) ('a' + index);
     }
 
-    /** Distinct free TCP ports on 127.0.0.1 (free when asked; a race with other processes is possible). */
+    /**
+     * Distinct TCP ports free on 127.0.0.1, each also free at +100 (where FD_SOCK2 listens). Free when asked;
+     * a race with other processes is possible, so they are drawn at random from below the kernel's ephemeral
+     * range (where outgoing connections take their local ports; from 32768 on Linux) and above 10000.
+     */
     static int[] freePorts(int count) {
+        int ephemeralStart = ephemeralPortStart();
         Set<Integer> ports = new HashSet<>();
         int[] result = new int[count];
         for (int i = 0; i < count; i++) {
             int port;
+            int attempts = 0;
             do {
-                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                    port = socket.getLocalPort();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+                if (++attempts > 1000) {
+                    throw new IllegalStateException("no free port from 10000 to " + (ephemeralStart - 101));
                 }
-            } while (!ports.add(port));
+                port = ThreadLocalRandom.current().nextInt(10_000, ephemeralStart - 100);
+            } while (ports.contains(port) || !free(port) || !free(port + 100));
+            ports.add(port);
             result[i] = port;
         }
         return result;
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort() == port;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The first port of the kernel's ephemeral range (32768 unless /proc says otherwise). */
+    private static int ephemeralPortStart() {
+        try {
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            int start = Integer.parseInt(range.split("\\s+")[0]);
+            return start > 12_000 ? start : 32_768;
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
+        }
     }
 
     /** What to start. */
@@ -139,6 +302,10 @@ public final class LocalCluster implements AutoCloseable {
         private Path logDir = Path.of(System.getProperty(LOG_DIR_PROPERTY, "target/cluster-logs"));
         private Duration readyTimeout = Duration.ofSeconds(60);
         private PrintStream echo = System.out;
+        private final Map<String, Map<String, String>> nodeOptions = new LinkedHashMap<>();
+        private final Set<String> deferred = new HashSet<>();
+        private List<String> commandPrefix = List.of();
+        private String httpHost;
 
         private Builder() {
         }
@@ -166,6 +333,31 @@ public final class LocalCluster implements AutoCloseable {
 
         public Builder options(Map<String, String> more) {
             more.forEach(this::option);
+            return this;
+        }
+
+        /** A replication option (or launcher flag) for one node, over the cluster's and the defaults. */
+        public Builder nodeOption(String node, String name, String value) {
+            nodeOptions.computeIfAbsent(Objects.requireNonNull(node), n -> new LinkedHashMap<>())
+                    .put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+            return this;
+        }
+
+        /** Nodes that get their ports and ring place but are not started by {@link #start()}. */
+        public Builder deferred(String... nodes) {
+            deferred.addAll(List.of(nodes));
+            return this;
+        }
+
+        /** A command the node JVMs run under, e.g. {@code ip netns exec <ns>}. Default none. */
+        public Builder commandPrefix(List<String> prefix) {
+            this.commandPrefix = List.copyOf(prefix);
+            return this;
+        }
+
+        /** The nodes' {@code --http-host}; default 127.0.0.1. */
+        public Builder httpHost(String host) {
+            this.httpHost = Objects.requireNonNull(host);
             return this;
         }
 
@@ -198,18 +390,27 @@ public final class LocalCluster implements AutoCloseable {
         public LocalCluster start() throws IOException, InterruptedException {
             String clusterName = options.getOrDefault("cluster-name",
                     "lc-" + ProcessHandle.current().pid() + "-" + CLUSTERS.incrementAndGet());
-            LocalCluster cluster = new LocalCluster(clusterName);
+            LocalCluster cluster = new LocalCluster(clusterName, echo, readyTimeout);
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
             int[] bindPorts = freePorts(size);
             Path dir = logDir.resolve(clusterName);
+            for (int i = 0; i < size; i++) {
+                String name = nodeName(i);
+                List<String> command = new ArrayList<>(commandPrefix);
+                command.addAll(NodeCommand.build(jvmArgs, flags(i, name, clusterName, bindPorts)));
+                cluster.specs.put(name, new NodeSpec(name, bindPorts[i], List.copyOf(command),
+                        dir.resolve(name + ".log")));
+            }
+            for (String name : deferred) {
+                if (!cluster.specs.containsKey(name)) {
+                    throw new IllegalArgumentException("deferred: no node " + name + " in " + cluster.specs.keySet());
+                }
+            }
             try {
-                for (int i = 0; i < size; i++) {
-                    String name = nodeName(i);
-                    NodeProcess node = NodeProcess.launch(name, bindPorts[i],
-                            NodeCommand.build(jvmArgs, flags(i, name, clusterName, bindPorts)),
-                            dir.resolve(name + ".log"), echo);
-                    cluster.nodes.add(node);
-                    node.awaitReady(readyTimeout);
+                for (String name : cluster.specs.keySet()) {
+                    if (!deferred.contains(name)) {
+                        cluster.start(name);
+                    }
                 }
             } catch (IOException | InterruptedException | RuntimeException e) {
                 cluster.close();
@@ -219,24 +420,32 @@ public final class LocalCluster implements AutoCloseable {
         }
 
         private Map<String, String> flags(int index, String name, String clusterName, int[] bindPorts) {
+            Map<String, String> own = new LinkedHashMap<>(options);
+            own.putAll(nodeOptions.getOrDefault(name, Map.of()));
             Map<String, String> flags = new LinkedHashMap<>();
             flags.put("http-port", "0");
+            if (httpHost != null) {
+                flags.put("http-host", httpHost);
+            }
             if (!replication) {
                 flags.put("replication", "off");
                 flags.put("node-name", name);
+                flags.putAll(own);
                 return flags;
             }
             flags.put("node-name", name);
             flags.put("machine-id", name);
             flags.put("cluster-name", clusterName);
-            flags.put("discovery", "static");
-            flags.put("bind-address", NodeServer.HOST);
-            flags.put("bind-port", Integer.toString(bindPorts[index]));
-            if (size > 1) {
-                int predecessor = (index + size - 1) % size;
-                flags.put("peers", NodeServer.HOST + ":" + bindPorts[predecessor]);
+            if (!own.containsKey("jgroups-config")) { // the XML stack says all of this itself
+                flags.put("discovery", "static");
+                flags.put("bind-address", NodeServer.HOST);
+                flags.put("bind-port", Integer.toString(bindPorts[index]));
+                if (size > 1 && own.getOrDefault("discovery", "static").equals("static")) {
+                    int predecessor = (index + size - 1) % size;
+                    flags.put("peers", NodeServer.HOST + ":" + bindPorts[predecessor]);
+                }
             }
-            flags.putAll(options);
+            flags.putAll(own);
             return flags;
         }
     }

@@ -4,10 +4,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.Member;
 import io.sessionrep.jetty.ReplicatedSessions;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,7 +20,9 @@ import java.util.Map;
  *
  * <p>Contract with parent processes ({@link LocalCluster}, scripts): once serving, exactly one line
  * {@code READY node=<name> http=http://127.0.0.1:<port>/session} on stdout; a configuration error prints
- * {@code configuration error: <message>} on stderr and exits 2; any other start-up failure exits 1.
+ * {@code configuration error: <message>} on stderr and exits 2 (also when the cluster cannot start because of
+ * an option: a bind-port in use, a peer that does not resolve, a bad jgroups-config file); any other
+ * start-up failure exits 1. {@code GET /cluster} answers the node's current view ({@link ClusterViewServlet}).
  * SIGTERM stops the node in order; SIGKILL is the crash the fail-over tests want.
  */
 public final class NodeLauncher {
@@ -59,8 +64,11 @@ public final class NodeLauncher {
         NodeServer node;
         if (options.replication()) {
             ReplicationConfig config = ReplicationConfig.fromMap(options.replicationOptions());
-            node = new NodeServer(config.nodeName(), options.httpPort(),
-                    context -> ReplicatedSessions.install(context, config, meters));
+            node = new NodeServer(config.nodeName(), options.httpHost(), options.httpPort(), context -> {
+                ReplicatedSessions sessions = ReplicatedSessions.install(context, config, meters);
+                context.addServlet(new ServletHolder(new ClusterViewServlet(config.nodeName(), config.clusterName(),
+                        () -> sessions.replicator().members().stream().map(Member::name).toList())), "/cluster");
+            });
         } else {
             Map<String, String> ignored = new LinkedHashMap<>(options.replicationOptions());
             ignored.remove("node-name");
@@ -68,7 +76,11 @@ public final class NodeLauncher {
                 warnings.println("replication is off: ignoring " + ignored.keySet());
             }
             String name = options.nodeName("node");
-            node = new NodeServer(name, options.httpPort(), context -> NodeServer.routeSessionIds(context, name));
+            node = new NodeServer(name, options.httpHost(), options.httpPort(), context -> {
+                NodeServer.routeSessionIds(context, name);
+                context.addServlet(new ServletHolder(new ClusterViewServlet(name, "(replication off)", List::of)),
+                        "/cluster");
+            });
         }
         try {
             node.start();

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,9 +44,21 @@ public final class NodeProcess {
     /** Starts the JVM; returns at once (see {@link #awaitReady}). */
     static NodeProcess launch(String name, int bindPort, List<String> command, Path logFile, PrintStream echo)
             throws IOException {
+        return launch(name, bindPort, command, logFile, echo, false);
+    }
+
+    /**
+     * Starts the JVM; returns at once (see {@link #awaitReady}). {@code append}: a restarted node continues
+     * the log of its earlier incarnation, after a {@code # restarted} line.
+     */
+    static NodeProcess launch(String name, int bindPort, List<String> command, Path logFile, PrintStream echo,
+                              boolean append) throws IOException {
         Files.createDirectories(logFile.getParent());
-        Writer log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
-        log.write("# " + String.join(" ", command) + "\n");
+        Writer log = append
+                ? Files.newBufferedWriter(logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND)
+                : Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
+        log.write((append ? "# restarted: " : "# ") + String.join(" ", command) + "\n");
         log.flush();
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         process.getOutputStream().close();
@@ -141,6 +154,19 @@ public final class NodeProcess {
         }
         awaitLogComplete();
         return process.exitValue();
+    }
+
+    /**
+     * SIGSTOP ({@code true}) or SIGCONT ({@code false}): a node that hangs with its sockets open, as in a long
+     * GC pause or a frozen VM, and wakes up again. Sent through {@code /bin/sh}'s built-in {@code kill}.
+     */
+    public void pause(boolean stop) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -" + (stop ? "STOP" : "CONT") + " " + pid())
+                .redirectErrorStream(true).start();
+        String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + (stop ? "STOP " : "CONT ") + pid() + " failed: " + output);
+        }
     }
 
     /**

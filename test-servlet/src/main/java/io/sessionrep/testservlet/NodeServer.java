@@ -9,7 +9,7 @@ import java.net.URI;
 import java.util.function.Consumer;
 
 /**
- * One embedded Jetty 12 (ee10) server on 127.0.0.1 with a session-enabled context at {@code /} and the
+ * One embedded Jetty 12 (ee10) server (on 127.0.0.1 unless another HTTP host is given) with a session-enabled context at {@code /} and the
  * {@link SessionTestServlet} at {@code /session}. The session setup of the context can be changed (for
  * replication) between construction and {@link #start}.
  */
@@ -21,16 +21,23 @@ public final class NodeServer implements AutoCloseable {
     private final ServerConnector connector;
     private final ServletContextHandler context;
     private final String nodeName;
+    private final String httpHost;
 
     /**
      * @param contextSetup runs after the context is built and attached to the server, before start
      *                     (e.g. installs replicated sessions)
      */
     public NodeServer(String nodeName, int httpPort, Consumer<ServletContextHandler> contextSetup) {
+        this(nodeName, HOST, httpPort, contextSetup);
+    }
+
+    /** As {@link #NodeServer(String, int, Consumer)}, serving HTTP on {@code httpHost}. */
+    public NodeServer(String nodeName, String httpHost, int httpPort, Consumer<ServletContextHandler> contextSetup) {
         this.nodeName = nodeName;
+        this.httpHost = httpHost;
         this.server = new Server();
         this.connector = new ServerConnector(server);
-        connector.setHost(HOST);
+        connector.setHost(httpHost);
         connector.setPort(httpPort);
         server.addConnector(connector);
 
@@ -67,9 +74,10 @@ public final class NodeServer implements AutoCloseable {
         return connector.getLocalPort();
     }
 
-    /** {@code http://127.0.0.1:<port>/session}. Valid after {@link #start}. */
+    /** {@code http://127.0.0.1:<port>/session} (or the HTTP host given). Valid after {@link #start}. */
     public URI sessionUri() {
-        return URI.create("http://" + HOST + ":" + port() + "/session");
+        String host = httpHost.contains(":") ? "[" + httpHost + "]" : httpHost;
+        return URI.create("http://" + host + ":" + port() + "/session");
     }
 
     public void join() throws InterruptedException {

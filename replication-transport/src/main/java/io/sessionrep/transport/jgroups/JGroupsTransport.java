@@ -15,7 +15,6 @@ import org.jgroups.Event;
 import org.jgroups.JChannel;
 import org.jgroups.View;
 import org.jgroups.stack.IpAddress;
-import org.jgroups.stack.Protocol;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -105,19 +104,19 @@ public final class JGroupsTransport implements ReplicationTransport {
                         + "; create a new one");
             }
             started = true;
-            List<Protocol> stack;
+            JChannel created;
             try {
-                stack = JGroupsStacks.build(config);
-            } catch (RuntimeException e) {
+                created = JGroupsStacks.channel(config);
+            } catch (Exception e) {
                 closed = true;
-                throw new TransportException(StartFailures.describe(config, e), e);
+                throw startFailure(e);
             }
             this.receiver = receiver;
             timeoutThread = Executors.newSingleThreadScheduledExecutor(daemonThreads("sessionrep-timeouts-" + local.name()));
             senderThreads = Executors.newCachedThreadPool(daemonThreads("sessionrep-send-" + local.name()));
             pending = new PendingRequests(timeoutThread, counters);
             try {
-                channel = new JChannel(stack);
+                channel = created;
                 channel.name(local.name());
                 channel.addAddressGenerator(new NodeIdentity(local));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
@@ -126,14 +125,13 @@ public final class JGroupsTransport implements ReplicationTransport {
                 running = true;
                 channel.connect(config.clusterName());
             } catch (Exception e) {
-                String message = StartFailures.describe(config, e);
-                LOG.log(System.Logger.Level.ERROR, local + " could not start: " + message);
+                TransportException failure = startFailure(e);
                 closed = true;
                 shutDown("start-up failed");
-                throw new TransportException(message, e);
+                throw failure;
             }
-            LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' ({2} discovery) at {3}; members {4}",
-                    local, config.clusterName(), config.discovery().optionValue(), boundAddress(), members());
+            LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' with {2} at {3}; members {4}",
+                    local, config.clusterName(), JGroupsStacks.describe(config), boundAddress(), members());
         }
     }
 
@@ -281,6 +279,18 @@ public final class JGroupsTransport implements ReplicationTransport {
         }
         senderThreads.shutdown();
         timeoutThread.shutdownNow();
+    }
+
+    /**
+     * The start-up failure for the caller: its message names the option to fix; its cause is a
+     * {@link io.sessionrep.core.config.ConfigException} when an option is to blame (so launchers report a
+     * configuration error), else the original failure.
+     */
+    private TransportException startFailure(Exception e) {
+        String message = StartFailures.describe(config, e);
+        LOG.log(System.Logger.Level.ERROR, local + " could not start: " + message);
+        Throwable problem = StartFailures.configProblem(config, e);
+        return new TransportException(message, problem != null ? problem : e);
     }
 
     private void warnRefused(Member target, String reason) {

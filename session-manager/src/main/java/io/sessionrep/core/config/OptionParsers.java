@@ -212,6 +212,15 @@ final class OptionParsers {
         return new HostPort(host, Integer.parseInt(port));
     }
 
+    /** A DNS name ({@code sessions.shop.svc.cluster.local}, a trailing dot allowed); never looked up here. */
+    static String dnsName(ConfigOption option, String raw, String expected) {
+        String v = raw == null ? "" : raw.trim();
+        if (!HOST_NAME.matcher(v).matches() || v.startsWith(".") || v.contains("..") || v.startsWith("-")) {
+            throw notAllowed(option, raw == null ? "null" : quote(raw), expected);
+        }
+        return v;
+    }
+
     /**
      * A host name, IPv4 address or IPv6 literal (brackets optional, removed). Checks the shape only: names
      * are not resolved here, so validating a configuration never waits on DNS.

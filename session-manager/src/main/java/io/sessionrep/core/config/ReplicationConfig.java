@@ -8,6 +8,11 @@ import static io.sessionrep.core.config.ConfigOption.BIND_PORT;
 import static io.sessionrep.core.config.ConfigOption.CLUSTER_KEY;
 import static io.sessionrep.core.config.ConfigOption.CLUSTER_NAME;
 import static io.sessionrep.core.config.ConfigOption.DISCOVERY;
+import static io.sessionrep.core.config.ConfigOption.DISCOVERY_DIRECTORY;
+import static io.sessionrep.core.config.ConfigOption.DNS_QUERY;
+import static io.sessionrep.core.config.ConfigOption.DNS_RECORD_TYPE;
+import static io.sessionrep.core.config.ConfigOption.DYNAMIC_DISCOVERY;
+import static io.sessionrep.core.config.ConfigOption.JGROUPS_CONFIG;
 import static io.sessionrep.core.config.ConfigOption.MACHINE_ID;
 import static io.sessionrep.core.config.ConfigOption.MAX_SESSION_SIZE;
 import static io.sessionrep.core.config.ConfigOption.MULTICAST_ADDRESS;
@@ -30,6 +35,8 @@ import static io.sessionrep.core.config.OptionParsers.quote;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,6 +94,11 @@ public final class ReplicationConfig {
     private final List<HostPort> peers;
     private final String multicastAddress;
     private final int multicastPort;
+    private final DynamicDiscovery dynamicDiscovery;
+    private final String discoveryDirectory;
+    private final List<String> dnsQuery;
+    private final DnsRecordType dnsRecordType;
+    private final String jgroupsConfig;
     private final long maxSessionSize;
     private final String clusterKey;
     private final List<String> serializationAllowlist;
@@ -109,6 +121,11 @@ public final class ReplicationConfig {
         this.peers = List.copyOf(b.peers);
         this.multicastAddress = b.multicastAddress;
         this.multicastPort = b.multicastPort;
+        this.dynamicDiscovery = b.dynamicDiscovery;
+        this.discoveryDirectory = b.discoveryDirectory;
+        this.dnsQuery = List.copyOf(b.dnsQuery);
+        this.dnsRecordType = b.dnsRecordType;
+        this.jgroupsConfig = b.jgroupsConfig;
         this.maxSessionSize = b.maxSessionSize;
         this.clusterKey = b.clusterKey;
         this.serializationAllowlist = List.copyOf(b.serializationAllowlist);
@@ -216,6 +233,42 @@ public final class ReplicationConfig {
     /** {@code multicast-port}: 1 to 65535, for {@code discovery=multicast} or {@code dynamic}. Default 45588. */
     public int multicastPort() { return multicastPort; }
 
+    /**
+     * {@code dynamic-discovery}: how {@code discovery=dynamic} finds peers: {@code multicast} (IP multicast on
+     * {@code multicast-address}:{@code multicast-port}), {@code file} (a shared {@code discovery-directory}) or
+     * {@code dns} ({@code dns-query}). Only with {@code discovery=dynamic}. Default {@code multicast}.
+     */
+    public DynamicDiscovery dynamicDiscovery() { return dynamicDiscovery; }
+
+    /**
+     * {@code discovery-directory}: for {@code dynamic-discovery=file} (required there, refused elsewhere): the
+     * absolute path of a directory every node of the cluster can read and write (a shared volume or NFS
+     * mount); created if missing. Null when not set.
+     */
+    public String discoveryDirectory() { return discoveryDirectory; }
+
+    /**
+     * {@code dns-query}: for {@code dynamic-discovery=dns} (required there, refused elsewhere): one or more DNS
+     * names, separated by commas, that resolve to the nodes, e.g. a Kubernetes headless service
+     * {@code sessions.shop.svc.cluster.local}. Empty when not set.
+     */
+    public List<String> dnsQuery() { return dnsQuery; }
+
+    /**
+     * {@code dns-record-type}: {@code A} (addresses; each probed on the replication port) or {@code SRV}
+     * (host and port per node), for {@code dynamic-discovery=dns} only. Default {@code A}.
+     */
+    public DnsRecordType dnsRecordType() { return dnsRecordType; }
+
+    /**
+     * {@code jgroups-config}: path of a JGroups XML stack file that replaces the generated stack (for experts).
+     * The file must exist and parse when the node starts. With it, the options that shape the generated stack
+     * ({@code discovery}, {@code bind-address}, {@code bind-port}, {@code peers}, {@code multicast-*},
+     * {@code dynamic-discovery}, {@code discovery-directory}, {@code dns-*}) are refused: the XML says all of
+     * that. {@code cluster-name}, {@code node-name} and {@code machine-id} still apply. Null when not set.
+     */
+    public String jgroupsConfig() { return jgroupsConfig; }
+
     /** {@code max-session-size} in bytes: larger sessions are not replicated; 1KiB to 2GiB. Default 1MiB. */
     public long maxSessionSize() { return maxSessionSize; }
 
@@ -287,6 +340,11 @@ public final class ReplicationConfig {
                     : peers.stream().map(HostPort::toString).collect(Collectors.joining(","));
             case MULTICAST_ADDRESS -> multicastAddress;
             case MULTICAST_PORT -> String.valueOf(multicastPort);
+            case DYNAMIC_DISCOVERY -> dynamicDiscovery.optionValue();
+            case DISCOVERY_DIRECTORY -> discoveryDirectory == null ? "(not set)" : discoveryDirectory;
+            case DNS_QUERY -> dnsQuery.isEmpty() ? "(not set)" : String.join(",", dnsQuery);
+            case DNS_RECORD_TYPE -> dnsRecordType.optionValue();
+            case JGROUPS_CONFIG -> jgroupsConfig == null ? "(not set)" : jgroupsConfig;
             case MAX_SESSION_SIZE -> formatSize(maxSessionSize);
             case CLUSTER_KEY -> clusterKey == null ? "(not set)" : "****";
             case SERIALIZATION_ALLOWLIST -> serializationAllowlist.isEmpty() ? "(none)"
@@ -349,6 +407,11 @@ public final class ReplicationConfig {
         private List<HostPort> peers = List.of();
         private String multicastAddress = "228.8.8.8";
         private int multicastPort = 45588;
+        private DynamicDiscovery dynamicDiscovery = DynamicDiscovery.MULTICAST;
+        private String discoveryDirectory;
+        private List<String> dnsQuery = List.of();
+        private DnsRecordType dnsRecordType = DnsRecordType.A;
+        private String jgroupsConfig;
         private long maxSessionSize = MIB;
         private String clusterKey;
         private List<String> serializationAllowlist = List.of();
@@ -453,6 +516,45 @@ public final class ReplicationConfig {
             return set(MULTICAST_PORT);
         }
 
+        public Builder dynamicDiscovery(DynamicDiscovery v) {
+            this.dynamicDiscovery = required(DYNAMIC_DISCOVERY, v, "multicast, file or dns");
+            return set(DYNAMIC_DISCOVERY);
+        }
+
+        public Builder discoveryDirectory(String v) {
+            this.discoveryDirectory = absolutePath(DISCOVERY_DIRECTORY, v, "the absolute path of a directory that"
+                    + " every node can read and write, such as /mnt/shared/sessionrep");
+            return set(DISCOVERY_DIRECTORY);
+        }
+
+        public Builder dnsQuery(List<String> v) {
+            String expected = "one or more DNS names separated by commas, such as sessions.shop.svc.cluster.local";
+            if (required(DNS_QUERY, v, expected).isEmpty()) {
+                throw notAllowed(DNS_QUERY, "an empty list", expected);
+            }
+            this.dnsQuery = v.stream().map(name -> OptionParsers.dnsName(DNS_QUERY, name, expected)).toList();
+            return set(DNS_QUERY);
+        }
+
+        public Builder dnsRecordType(DnsRecordType v) {
+            this.dnsRecordType = required(DNS_RECORD_TYPE, v, "A or SRV");
+            return set(DNS_RECORD_TYPE);
+        }
+
+        public Builder jgroupsConfig(String v) {
+            String expected = "the path of a JGroups XML stack file, such as /etc/sessionrep/stack.xml";
+            if (v == null || v.isBlank() || v.length() > 4096 || v.chars().anyMatch(Character::isISOControl)) {
+                throw notAllowed(JGROUPS_CONFIG, v == null ? "null" : quote(v), expected);
+            }
+            try {
+                Path.of(v);
+            } catch (InvalidPathException e) {
+                throw notAllowed(JGROUPS_CONFIG, quote(v), expected);
+            }
+            this.jgroupsConfig = v;
+            return set(JGROUPS_CONFIG);
+        }
+
         public Builder maxSessionSize(long v) {
             if (v < MIN_SESSION_SIZE || v > MAX_SESSION_SIZE_LIMIT) {
                 throw notAllowed(MAX_SESSION_SIZE, formatSize(v), "a size from 1KiB to 2GiB");
@@ -555,6 +657,13 @@ public final class ReplicationConfig {
                     case PEERS -> peers(OptionParsers.hostPorts(option, v));
                     case MULTICAST_ADDRESS -> multicastAddress(v);
                     case MULTICAST_PORT -> multicastPort(OptionParsers.integer(option, v, 1, 65535));
+                    case DYNAMIC_DISCOVERY -> dynamicDiscovery(OptionParsers.choice(option, v,
+                            DynamicDiscovery.values(), DynamicDiscovery::optionValue));
+                    case DISCOVERY_DIRECTORY -> discoveryDirectory(v);
+                    case DNS_QUERY -> dnsQuery(OptionParsers.list(v));
+                    case DNS_RECORD_TYPE -> dnsRecordType(OptionParsers.choice(option, v, DnsRecordType.values(),
+                            DnsRecordType::optionValue));
+                    case JGROUPS_CONFIG -> jgroupsConfig(v);
                     case MAX_SESSION_SIZE -> maxSessionSize(OptionParsers.size(option, v));
                     case CLUSTER_KEY -> clusterKey(v);
                     case SERIALIZATION_ALLOWLIST -> serializationAllowlist(OptionParsers.list(v));
@@ -570,27 +679,109 @@ public final class ReplicationConfig {
             }
         }
 
+        /** The options that shape the generated JGroups stack, which {@code jgroups-config} replaces. */
+        private static final List<ConfigOption> STACK_OPTIONS = List.of(DISCOVERY, BIND_ADDRESS, BIND_PORT, PEERS,
+                MULTICAST_ADDRESS, MULTICAST_PORT, DYNAMIC_DISCOVERY, DISCOVERY_DIRECTORY, DNS_QUERY, DNS_RECORD_TYPE);
+
         /** Checks the rules between options, then returns the immutable configuration. */
         public ReplicationConfig build() {
-            if (!peers.isEmpty() && discovery != DiscoveryMode.STATIC) {
-                throw mixedModes(PEERS, peers.stream().map(HostPort::toString).collect(Collectors.joining(",")),
-                        "discovery=static", "no peers with discovery=" + discovery.optionValue()
-                                + ", or discovery=static");
+            if (jgroupsConfig != null) {
+                for (ConfigOption o : STACK_OPTIONS) {
+                    if (explicit.contains(o)) {
+                        throw new ConfigException(o.key(), quote(text(o)) + " is set, but jgroups-config ("
+                                + quote(jgroupsConfig) + ") replaces the generated JGroups stack, so " + o.key()
+                                + " would have no effect; expected either " + o.key() + " without jgroups-config,"
+                                + " or jgroups-config alone with that setting inside the XML file");
+                    }
+                }
             }
+            String mode = "discovery is " + discovery.optionValue();
+            if (!peers.isEmpty() && discovery != DiscoveryMode.STATIC) {
+                throw mixedModes(PEERS, "discovery=static", mode, "no peers with discovery="
+                        + discovery.optionValue() + ", or discovery=static");
+            }
+            boolean dynamic = discovery == DiscoveryMode.DYNAMIC;
             for (ConfigOption o : List.of(MULTICAST_ADDRESS, MULTICAST_PORT)) {
                 if (discovery == DiscoveryMode.STATIC && explicit.contains(o)) {
-                    String value = o == MULTICAST_ADDRESS ? multicastAddress : String.valueOf(multicastPort);
-                    throw mixedModes(o, value, "discovery=multicast or dynamic",
+                    throw mixedModes(o, "discovery=multicast or dynamic", mode,
                             "no " + o.key() + " with discovery=static, or discovery=multicast or dynamic");
                 }
+                if (dynamic && dynamicDiscovery != DynamicDiscovery.MULTICAST && explicit.contains(o)) {
+                    throw mixedModes(o, "discovery=multicast, or discovery=dynamic with dynamic-discovery=multicast",
+                            "dynamic-discovery is " + dynamicDiscovery.optionValue(), "no " + o.key()
+                                    + " with dynamic-discovery=" + dynamicDiscovery.optionValue()
+                                    + ", or dynamic-discovery=multicast");
+                }
+            }
+            if (!dynamic && explicit.contains(DYNAMIC_DISCOVERY)) {
+                throw mixedModes(DYNAMIC_DISCOVERY, "discovery=dynamic", mode, "no dynamic-discovery with discovery="
+                        + discovery.optionValue() + ", or discovery=dynamic");
+            }
+            subModeOptions(DynamicDiscovery.FILE, DISCOVERY_DIRECTORY);
+            subModeOptions(DynamicDiscovery.DNS, DNS_QUERY, DNS_RECORD_TYPE);
+            if (dynamic && dynamicDiscovery == DynamicDiscovery.FILE && discoveryDirectory == null) {
+                throw new ConfigException(DISCOVERY_DIRECTORY.key(), "not set, but dynamic-discovery=file needs it;"
+                        + " expected the absolute path of a directory that every node can read and write, such as"
+                        + " /mnt/shared/sessionrep");
+            }
+            if (dynamic && dynamicDiscovery == DynamicDiscovery.DNS && dnsQuery.isEmpty()) {
+                throw new ConfigException(DNS_QUERY.key(), "not set, but dynamic-discovery=dns needs it; expected"
+                        + " one or more DNS names that resolve to the nodes, such as sessions.shop.svc.cluster.local");
             }
             return new ReplicationConfig(this);
         }
 
-        private ConfigException mixedModes(ConfigOption option, String value, String belongsTo, String expected) {
-            return new ConfigException(option.key(), quote(value) + " is set, but " + option.key() + " is an option"
-                    + " of " + belongsTo + " and discovery is " + discovery.optionValue()
-                    + " (mixing options of different modes); expected " + expected);
+        /** Options of one dynamic sub-mode are refused with another discovery or sub-mode. */
+        private void subModeOptions(DynamicDiscovery subMode, ConfigOption... options) {
+            boolean active = discovery == DiscoveryMode.DYNAMIC && dynamicDiscovery == subMode;
+            for (ConfigOption o : options) {
+                if (!active && explicit.contains(o)) {
+                    String actual = discovery == DiscoveryMode.DYNAMIC
+                            ? "dynamic-discovery is " + dynamicDiscovery.optionValue()
+                            : "discovery is " + discovery.optionValue();
+                    throw mixedModes(o, "discovery=dynamic with dynamic-discovery=" + subMode.optionValue(), actual,
+                            "no " + o.key() + " there, or discovery=dynamic with dynamic-discovery="
+                                    + subMode.optionValue());
+                }
+            }
+        }
+
+        private ConfigException mixedModes(ConfigOption option, String belongsTo, String actual, String expected) {
+            return new ConfigException(option.key(), quote(text(option)) + " is set, but " + option.key()
+                    + " is an option of " + belongsTo + " and " + actual + " (mixing options of different modes);"
+                    + " expected " + expected);
+        }
+
+        /** The value of a stack option as configured, for messages. */
+        private String text(ConfigOption option) {
+            return switch (option) {
+                case DISCOVERY -> discovery.optionValue();
+                case BIND_ADDRESS -> bindAddress;
+                case BIND_PORT -> String.valueOf(bindPort);
+                case PEERS -> peers.stream().map(HostPort::toString).collect(Collectors.joining(","));
+                case MULTICAST_ADDRESS -> multicastAddress;
+                case MULTICAST_PORT -> String.valueOf(multicastPort);
+                case DYNAMIC_DISCOVERY -> dynamicDiscovery.optionValue();
+                case DISCOVERY_DIRECTORY -> String.valueOf(discoveryDirectory);
+                case DNS_QUERY -> String.join(",", dnsQuery);
+                case DNS_RECORD_TYPE -> dnsRecordType.optionValue();
+                default -> throw new IllegalArgumentException(option.key());
+            };
+        }
+
+        /** An absolute path (as given, not resolved): not blank, no control characters. */
+        private static String absolutePath(ConfigOption option, String v, String expected) {
+            if (v == null || v.isBlank() || v.length() > 4096 || v.chars().anyMatch(Character::isISOControl)) {
+                throw notAllowed(option, v == null ? "null" : quote(v), expected);
+            }
+            try {
+                if (Path.of(v).isAbsolute()) {
+                    return v;
+                }
+            } catch (InvalidPathException e) {
+                // reported below
+            }
+            throw notAllowed(option, quote(v), expected);
         }
 
         private static <T> T required(ConfigOption option, T value, String expected) {

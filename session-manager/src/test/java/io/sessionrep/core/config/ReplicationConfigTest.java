@@ -92,7 +92,8 @@ class ReplicationConfigTest {
     void optionNamesAreTheCanonicalSpelling() {
         assertEquals(List.of("node-name", "replication-mode", "sync-timeout", "replication-trigger", "write-quota",
                 "allow-colocation", "machine-id", "discovery", "cluster-name", "bind-address", "bind-port", "peers",
-                "multicast-address", "multicast-port", "max-session-size", "cluster-key", "serialization-allowlist",
+                "multicast-address", "multicast-port", "dynamic-discovery", "discovery-directory", "dns-query",
+                "dns-record-type", "jgroups-config", "max-session-size", "cluster-key", "serialization-allowlist",
                 "async-queue-entries", "async-queue-bytes"), ReplicationConfig.OPTION_NAMES);
     }
 
