@@ -115,6 +115,20 @@ public final class JGroupsStacks {
      *                                  {@link #channel}
      */
     public static List<Protocol> build(ReplicationConfig config) {
+        List<Protocol> stack = buildPlain(config);
+        if (config.clusterKey() != null) {
+            // encrypt everything from reliable delivery up (replication, joins, views, acks); discovery and
+            // failure-detection pings below stay plain
+            int nakack = 0;
+            while (!(stack.get(nakack) instanceof org.jgroups.protocols.pbcast.NAKACK2)) {
+                nakack++;
+            }
+            stack.add(nakack, ClusterKeyEncryption.protocol(config.clusterKey(), config.clusterName()));
+        }
+        return stack;
+    }
+
+    private static List<Protocol> buildPlain(ReplicationConfig config) {
         if (config.jgroupsConfig() != null) {
             throw new IllegalArgumentException("jgroups-config " + config.jgroupsConfig()
                     + " replaces the generated stack; create the channel with JGroupsStacks.channel(config)");

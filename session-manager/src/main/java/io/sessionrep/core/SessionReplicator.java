@@ -91,6 +91,11 @@ public final class SessionReplicator implements AutoCloseable {
         for (String warning : config.notYetActive()) {
             LOG.log(System.Logger.Level.WARNING, warning);
         }
+        if (config.clusterKey() == null && config.jgroupsConfig() == null && config.writeQuota() > 0) {
+            LOG.log(System.Logger.Level.WARNING, "replication traffic of node " + config.nodeName() + " is NOT"
+                    + " encrypted and any host that reaches bind-address can join cluster '" + config.clusterName()
+                    + "': set cluster-key (a shared secret) unless the replication network is private");
+        }
         try {
             transport.start(new IncomingMessages(replicator.node, replicator.rebalancer));
         } catch (RuntimeException e) {

@@ -77,8 +77,8 @@ public final class ReplicationConfig {
     public static final List<String> OPTION_NAMES =
             Arrays.stream(ConfigOption.values()).map(ConfigOption::key).toList();
 
-    static final String CLUSTER_KEY_UNAVAILABLE = "encryption of replication traffic is not available in this"
-            + " version; remove cluster-key (traffic is plain) or wait for the release that supports it";
+    /** Shortest accepted {@code cluster-key} secret. */
+    public static final int MIN_CLUSTER_KEY_LENGTH = 16;
 
     private final String nodeName;
     private final ReplicationMode replicationMode;
@@ -564,15 +564,34 @@ public final class ReplicationConfig {
         }
 
         /**
-         * Always fails for a non-blank key in this version: encryption is not implemented yet, and
-         * running with a configured key would pretend the traffic is protected. Null or blank = no key.
+         * The shared secret that encrypts replication traffic and keeps nodes without it out: at least
+         * {@value #MIN_CLUSTER_KEY_LENGTH} characters, or {@code file:/path} to read it from a file (first
+         * line, so the secret need not appear in container XML). Null or blank = no key (plain traffic).
+         * The value is never echoed in messages or logs.
          */
         public Builder clusterKey(String v) {
-            if (v != null && !v.isBlank()) {
-                throw new ConfigException(CLUSTER_KEY.key(), CLUSTER_KEY_UNAVAILABLE);
+            if (v == null || v.isBlank()) {
+                this.clusterKey = null;
+                return this;
             }
-            this.clusterKey = null;
-            return this;
+            String secret = v.startsWith("file:") ? readKeyFile(v.substring("file:".length())) : v;
+            if (secret.length() < MIN_CLUSTER_KEY_LENGTH) {
+                throw new ConfigException(CLUSTER_KEY.key(), "the secret is " + secret.length()
+                        + " characters long; expected at least " + MIN_CLUSTER_KEY_LENGTH
+                        + " (a random secret, e.g. the output of 'openssl rand -base64 32'), or file:/path/to/secret");
+            }
+            this.clusterKey = secret;
+            return set(CLUSTER_KEY);
+        }
+
+        private static String readKeyFile(String path) {
+            try {
+                List<String> lines = java.nio.file.Files.readAllLines(java.nio.file.Path.of(path));
+                return lines.isEmpty() ? "" : lines.get(0).strip();
+            } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+                throw new ConfigException(CLUSTER_KEY.key(), "file:" + path + " cannot be read ("
+                        + e.getClass().getSimpleName() + "); expected a readable file whose first line is the secret");
+            }
         }
 
         public Builder serializationAllowlist(List<String> v) {
@@ -685,6 +704,12 @@ public final class ReplicationConfig {
 
         /** Checks the rules between options, then returns the immutable configuration. */
         public ReplicationConfig build() {
+            if (jgroupsConfig != null && clusterKey != null) {
+                throw new ConfigException(CLUSTER_KEY.key(), "is set, but jgroups-config (" + quote(jgroupsConfig)
+                        + ") replaces the generated JGroups stack, where cluster-key adds encryption; expected"
+                        + " cluster-key without jgroups-config, or jgroups-config alone with SYM_ENCRYPT or"
+                        + " ASYM_ENCRYPT inside the XML file");
+            }
             if (jgroupsConfig != null) {
                 for (ConfigOption o : STACK_OPTIONS) {
                     if (explicit.contains(o)) {

@@ -330,14 +330,26 @@ class ReplicationConfigTest {
     }
 
     @Test
-    void clusterKeyStopsStartUpWithoutEchoingTheSecret() {
+    void clusterKeyIsCheckedWithoutEchoingTheSecret(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> ReplicationConfig.fromMap(Map.of("cluster-key", "s3cret-value")));
         assertEquals("cluster-key", e.option());
-        assertEquals("cluster-key: encryption of replication traffic is not available in this version; remove"
-                + " cluster-key (traffic is plain) or wait for the release that supports it", e.getMessage());
-        assertThrows(ConfigException.class, () -> ReplicationConfig.builder().clusterKey("k"));
+        assertTrue(e.getMessage().contains("at least 16"), e.getMessage());
+        assertFalse(e.getMessage().contains("s3cret-value"), e.getMessage());
         assertNull(ReplicationConfig.builder().clusterKey(null).build().clusterKey());
+
+        ReplicationConfig c = ReplicationConfig.fromMap(Map.of("cluster-key", "correct-horse-battery-staple"));
+        assertEquals("correct-horse-battery-staple", c.clusterKey());
+        assertFalse(c.describe().contains("staple") || c.toString().contains("staple"), c.describe());
+
+        java.nio.file.Path file = dir.resolve("key");
+        java.nio.file.Files.writeString(file, "a-secret-read-from-a-file\n");
+        assertEquals("a-secret-read-from-a-file",
+                ReplicationConfig.fromMap(Map.of("cluster-key", "file:" + file)).clusterKey());
+        ConfigException missing = assertThrows(ConfigException.class,
+                () -> ReplicationConfig.fromMap(Map.of("cluster-key", "file:" + dir.resolve("none"))));
+        assertTrue(missing.getMessage().contains("cannot be read"), missing.getMessage());
     }
 
     @ParameterizedTest
