@@ -30,6 +30,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(FilterSessionManager.class.getName());
     static final Duration SWEEP_INTERVAL = Duration.ofSeconds(10);
     private static final int LOCK_STRIPES = 64;
+    static final int DEFAULT_TIMEOUT_MINUTES = 30;
 
     private final ServletContext context;
     private final ReplicationConfig config;
@@ -143,12 +144,21 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         do {
             id = ids.next();
         } while (live.containsKey(id) || replicator.hasLocalCopy(id));
-        int timeoutMinutes = context.getSessionTimeout();
+        int timeoutMinutes = defaultTimeoutMinutes();
         int maxInactive = timeoutMinutes <= 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, timeoutMinutes * 60L);
         ReplicatedHttpSession session = ReplicatedHttpSession.created(this, id, clock.millis(), maxInactive);
         live.put(id, session);
         listeners.sessionCreated(session);
         return session;
+    }
+
+    /** web.xml {@code <session-timeout>}; 30 minutes when the container keeps no session configuration. */
+    private int defaultTimeoutMinutes() {
+        try {
+            return context.getSessionCookieConfig() == null ? DEFAULT_TIMEOUT_MINUTES : context.getSessionTimeout();
+        } catch (RuntimeException e) {
+            return DEFAULT_TIMEOUT_MINUTES;
+        }
     }
 
     /** {@code HttpSession.invalidate()}: listeners here, then every copy in the cluster is removed. */

@@ -124,22 +124,25 @@ final class RequestScope implements AsyncListener {
             return; // too late to tell the client; the next request re-routes it again
         }
         Cookie cookie = new Cookie(cookieName, sessions.cookieValue(session));
+        // the application's <session-config><cookie-config> applies to our cookie too (none: defaults)
         SessionCookieConfig config = request.getServletContext().getSessionCookieConfig();
-        String path = config.getPath();
+        String path = config == null ? null : config.getPath();
         if (path == null || path.isEmpty()) {
             String contextPath = request.getContextPath();
             path = contextPath == null || contextPath.isEmpty() ? "/" : contextPath;
         }
         cookie.setPath(path);
-        if (config.getDomain() != null) {
-            cookie.setDomain(config.getDomain());
-        }
         cookie.setHttpOnly(true);
-        cookie.setSecure(config.isSecure() || request.isSecure());
-        cookie.setMaxAge(config.getMaxAge());
-        String sameSite = config.getAttribute("SameSite");
-        if (sameSite != null) {
-            cookie.setAttribute("SameSite", sameSite);
+        cookie.setSecure(request.isSecure() || config != null && config.isSecure());
+        if (config != null) {
+            if (config.getDomain() != null) {
+                cookie.setDomain(config.getDomain());
+            }
+            cookie.setMaxAge(config.getMaxAge());
+            String sameSite = config.getAttribute("SameSite");
+            if (sameSite != null) {
+                cookie.setAttribute("SameSite", sameSite);
+            }
         }
         response.addCookie(cookie);
     }

@@ -26,6 +26,7 @@ public final class TomcatNode {
         tomcat.setBaseDir(work.toString());
         tomcat.setPort(port);
         tomcat.getConnector();
+        tomcat.setAddDefaultWebXmlToWebapp(false); // no JSP servlet (Jasper is not here); the WAR's web.xml only
         tomcat.getHost().setAppBase(work.resolve("webapps").toString());
         Context context = tomcat.addWebapp(Distribution.CONTEXT, war.toString());
         tomcat.start();
