@@ -156,6 +156,24 @@ class FilterInEmbeddedJettyTest {
         assertEquals("-", call(b, "get", "x", null, created.cookie).session, "expired everywhere");
     }
 
+    @Test
+    void aBadOptionStopsTheApplicationNamingIt() throws Exception {
+        Server bad = new Server();
+        ServletContextHandler context = new ServletContextHandler();
+        FilterHolder filter = new FilterHolder(ReplicationFilter.class);
+        filter.setInitParameter("write-quota", "-1");
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+        bad.setHandler(context);
+        try {
+            Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, bad::start);
+            String messages = String.valueOf(e) + " / " + e.getCause();
+            assertTrue(messages.contains("write-quota: -1 is not allowed"), messages);
+            assertTrue(!context.isAvailable(), "the application does not run");
+        } finally {
+            bad.stop();
+        }
+    }
+
     // ------------------------------------------------------------------ harness
 
     static Server node(String name, String cluster, int bindPort, int peerPort) throws Exception {
