@@ -63,7 +63,7 @@ final class RequestScope implements AsyncListener {
             throw new IllegalStateException("cannot create a session after the response has been committed");
         }
         current = sessions.create();
-        used.add(current);
+        use(current);
         writeCookie(current);
         return current;
     }
@@ -110,12 +110,25 @@ final class RequestScope implements AsyncListener {
             if (found != null) {
                 requestedId = cookie.getValue();
                 requested = found;
-                used.add(found);
+                use(found);
                 if (!cookie.getValue().equals(sessions.cookieValue(found))) {
                     writeCookie(found); // taken over from another node: the route names this one now
                 }
                 return;
             }
+        }
+    }
+
+    /**
+     * Counts {@code session} as used by this exchange. After the exchange ended (an error page dispatched by
+     * the container after the filter returned) the session is replicated and released at once: what such a
+     * late dispatch changes afterwards waits for the session's next request.
+     */
+    private void use(ReplicatedHttpSession session) {
+        if (ended.get()) {
+            sessions.requestEnd(session);
+        } else {
+            used.add(session);
         }
     }
 
@@ -169,6 +182,7 @@ final class RequestScope implements AsyncListener {
         List<ReplicatedHttpSession> sessionsUsed;
         synchronized (this) {
             sessionsUsed = List.copyOf(used);
+            used.clear();
         }
         for (ReplicatedHttpSession session : sessionsUsed) {
             sessions.requestEnd(session);
