@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpSessionEvent;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -172,7 +173,7 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
         HttpSessionEvent event = new HttpSessionEvent(this);
         for (Object value : attributes.values()) {
             if (value instanceof HttpSessionActivationListener listener) {
-                SessionListeners.each(java.util.List.of(listener), l -> l.sessionDidActivate(event), "sessionDidActivate");
+                SessionListeners.each(List.of(listener), l -> l.sessionDidActivate(event), "sessionDidActivate");
             }
         }
     }
@@ -186,7 +187,7 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
     private void unbound(String name, Object value) {
         if (value instanceof HttpSessionBindingListener listener) {
             HttpSessionBindingEvent event = new HttpSessionBindingEvent(this, name, value);
-            SessionListeners.each(java.util.List.of(listener), l -> l.valueUnbound(event), "valueUnbound");
+            SessionListeners.each(List.of(listener), l -> l.valueUnbound(event), "valueUnbound");
         }
     }
 
@@ -250,7 +251,7 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
         Object current = attributes.get(name);
         if (value != current && value instanceof HttpSessionBindingListener listener) {
             HttpSessionBindingEvent event = new HttpSessionBindingEvent(this, name, value);
-            SessionListeners.each(java.util.List.of(listener), l -> l.valueBound(event), "valueBound");
+            SessionListeners.each(List.of(listener), l -> l.valueBound(event), "valueBound");
         }
         Object old = attributes.put(name, value);
         changes.attributeSet(name);
