@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * One simulated user of the test servlet: holds its own {@code JSESSIONID} cookie and sends it to
+ * One simulated user of the test servlet: holds its own session cookie ({@code JSESSIONID}, or the name
+ * given, e.g. the filter install's {@code SRSESSIONID}) and sends it to
  * whichever node a call names, taking the new value from any {@code Set-Cookie} answer (like a browser
  * behind a load balancer that just switched nodes). One instance per user; share the {@link HttpClient}.
  */
@@ -20,11 +21,18 @@ public final class SessionClient {
 
     private final HttpClient http;
     private final Duration requestTimeout;
+    private final String cookieName;
     private volatile String cookie;
 
     public SessionClient(HttpClient http, Duration requestTimeout) {
+        this(http, requestTimeout, COOKIE);
+    }
+
+    /** A user whose session cookie is called {@code cookieName}. */
+    public SessionClient(HttpClient http, Duration requestTimeout, String cookieName) {
         this.http = Objects.requireNonNull(http);
         this.requestTimeout = Objects.requireNonNull(requestTimeout);
+        this.cookieName = Objects.requireNonNull(cookieName);
     }
 
     /** A client for local nodes: HTTP/1.1, 5 s connect timeout, no cookie store (cookies are explicit). */
@@ -36,7 +44,7 @@ public final class SessionClient {
                 .build();
     }
 
-    /** The current {@code JSESSIONID} value (with the container's route suffix, if any), or null. */
+    /** The current session cookie value (with the container's route suffix, if any), or null. */
     public String cookie() {
         return cookie;
     }
@@ -68,10 +76,10 @@ public final class SessionClient {
                 .GET();
         String current = cookie;
         if (current != null) {
-            request.header("Cookie", COOKIE + "=" + current);
+            request.header("Cookie", cookieName + "=" + current);
         }
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        String set = setCookie(response);
+        String set = setCookie(response, cookieName);
         if (set != null) {
             cookie = set.isEmpty() ? null : set;
         }
@@ -80,10 +88,15 @@ public final class SessionClient {
 
     /** The JSESSIONID value an answer sets ("" when it deletes the cookie), or null. */
     static String setCookie(HttpResponse<?> response) {
+        return setCookie(response, COOKIE);
+    }
+
+    /** The value an answer sets for cookie {@code name} ("" when it deletes the cookie), or null. */
+    static String setCookie(HttpResponse<?> response, String name) {
         for (String header : response.headers().allValues("set-cookie")) {
-            if (header.startsWith(COOKIE + "=")) {
+            if (header.startsWith(name + "=")) {
                 int end = header.indexOf(';');
-                String value = header.substring(COOKIE.length() + 1, end < 0 ? header.length() : end).trim();
+                String value = header.substring(name.length() + 1, end < 0 ? header.length() : end).trim();
                 boolean deleted = header.toLowerCase(Locale.ROOT).contains("max-age=0");
                 return deleted ? "" : value;
             }

@@ -100,6 +100,35 @@ class FactoryConfigurationTest {
         assertTrue(failedOver.headers().firstValue("Set-Cookie").orElseThrow().contains(id + ".node-b"));
     }
 
+    /** As the Jetty module does it: no node-name option, the id manager's workerName is the node name. */
+    @Test
+    void nodeNameDefaultsToTheWorkerNameAndOneFactoryServesOneApplication() throws Exception {
+        Server server = new Server();
+        server.addConnector(new ServerConnector(server));
+        DefaultSessionIdManager ids = new DefaultSessionIdManager(server);
+        ids.setWorkerName("worker-7");
+        server.addBean(ids, true);
+        server.addBean(new ReplicatedSessionCacheFactory());
+        ReplicatedSessionDataStoreFactory factory = new ReplicatedSessionDataStoreFactory();
+        factory.setOption("node-name", null); // what etc/sessionrep.xml passes for an unset property
+        factory.setOption("cluster-name", "worker-" + UUID.randomUUID().toString().substring(0, 8));
+        factory.setOption("bind-address", "127.0.0.1");
+        factory.setMeterRegistry(new SimpleMeterRegistry());
+        factory.validate();
+        server.addBean(factory);
+        ServletContextHandler first = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        first.setContextPath("/first");
+        ServletContextHandler second = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        second.setContextPath("/second");
+        server.setHandler(new org.eclipse.jetty.server.handler.ContextHandlerCollection(first, second));
+        servers.add(server);
+        Exception refused = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, server::start);
+        assertTrue(String.valueOf(refused).contains("replicates one web application per server"), String.valueOf(refused));
+        ReplicatedSessionDataStore store =
+                (ReplicatedSessionDataStore) first.getSessionHandler().getSessionCache().getSessionDataStore();
+        assertEquals("worker-7", store.getConfig().nodeName());
+    }
+
     private static ReplicatedSessionCache cache(Server server) {
         ServletContextHandler context = (ServletContextHandler) server.getHandler();
         return (ReplicatedSessionCache) context.getSessionHandler().getSessionCache();

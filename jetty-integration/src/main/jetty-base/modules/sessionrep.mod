@@ -1,0 +1,83 @@
+# sessionrep: replicated HTTP sessions over JGroups (docs/install-jetty.md)
+
+[description]
+Replicates the HTTP sessions of the web application deployed in this Jetty base to other Jetty nodes
+(sessionrep over JGroups): a session survives the loss of the node that served it.
+
+[tags]
+session
+
+[provides]
+session-store
+session-cache
+
+[depends]
+sessions
+
+[lib]
+lib/sessionrep/*.jar
+
+[xml]
+etc/sessionrep.xml
+
+[ini-template]
+## sessionrep options, one module property per option: sessionrep.<option>=<value>, with the canonical
+## option names. A commented or blank value means the default. Per node, set at least node-name (unique),
+## machine-id (on one host), bind-port and peers (static discovery).
+
+## node-name: Unique per node; also the route suffix of session ids (Jetty's session id manager workerName is set to it). Default: Jetty's workerName (jetty.sessionIdManager.workerName, node0 unless set): SET IT ON EVERY NODE.
+# sessionrep.node-name=node-a
+
+## replication-mode: async | sync (the request waits for the first backup's acknowledgement, at most sync-timeout). Default async.
+# sessionrep.replication-mode=async
+
+## sync-timeout: Duration (500ms, 2s, PT0.5S). Default 500ms.
+# sessionrep.sync-timeout=500ms
+
+## replication-trigger: on-request-end | on-attribute-modify | on-shutdown. Default on-request-end (the others are accepted, not yet active: logged at start).
+# sessionrep.replication-trigger=on-request-end
+
+## write-quota: Backup copies per session, 0..64; 0 = no replication. Default 1.
+# sessionrep.write-quota=1
+
+## allow-colocation: true | false: may a backup live on the same machine (machine-id) as the primary. Default true.
+# sessionrep.allow-colocation=true
+
+## machine-id: What "same machine" means. Default: the host name.
+# sessionrep.machine-id=host-1
+
+## discovery: multicast | static | dynamic. Default static.
+# sessionrep.discovery=static
+
+## cluster-name: Nodes with different names never see each other. Default sessions.
+# sessionrep.cluster-name=sessions
+
+## bind-address: Where this node listens for replication traffic. Default 127.0.0.1.
+# sessionrep.bind-address=10.0.0.1
+
+## bind-port: 1..65535, or 0 = first free port from 7800. Default 0.
+# sessionrep.bind-port=7800
+
+## peers: static discovery: host:port list (comma or space separated); a ring is enough. Default empty.
+# sessionrep.peers=10.0.0.2:7800
+
+## multicast-address: multicast / dynamic discovery. Default 228.8.8.8.
+# sessionrep.multicast-address=228.8.8.8
+
+## multicast-port: Default 45588.
+# sessionrep.multicast-port=45588
+
+## max-session-size: Larger sessions are not replicated (warned once per session). Default 1MiB.
+# sessionrep.max-session-size=1MiB
+
+## cluster-key: Encryption of replication traffic: not available in this version; setting it stops start-up.
+# sessionrep.cluster-key=
+
+## serialization-allowlist: Application classes that may be deserialized: package prefixes ending in '.' or class names. Default empty.
+# sessionrep.serialization-allowlist=com.example.shop.
+
+## async-queue-entries: Bound of the async sender's queue, in updates. Default 10000.
+# sessionrep.async-queue-entries=10000
+
+## async-queue-bytes: Bound of the async sender's queue, in bytes. Default 64MiB.
+# sessionrep.async-queue-bytes=64MiB

@@ -1,0 +1,275 @@
+package io.sessionrep.core.filter;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.RestoredSession;
+import io.sessionrep.core.SessionEvents;
+import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.TransportProvider;
+import jakarta.servlet.ServletContext;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The live sessions of one application under the filter install, and the only caller of its
+ * {@link SessionReplicator}: creates sessions (ids from {@link SecureRandom}), finds the one a request
+ * names (live here, else taken over from the cluster; an id no node knows is never adopted), invalidates
+ * (every copy in the cluster), expires idle sessions in a background sweep, and replicates at request end.
+ * Receives the core's {@link SessionEvents}: a session taken over or invalidated by another node is
+ * dropped here without listeners (they fire on the node that serves the request).
+ */
+final class FilterSessionManager implements SessionEvents, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(FilterSessionManager.class.getName());
+    static final Duration SWEEP_INTERVAL = Duration.ofSeconds(10);
+    private static final int LOCK_STRIPES = 64;
+    static final int DEFAULT_TIMEOUT_MINUTES = 30;
+
+    private final ServletContext context;
+    private final ReplicationConfig config;
+    private final SessionListeners listeners;
+    private final ClassLoader appClassLoader;
+    private final Clock clock;
+    private final SessionIds ids;
+    private final Map<String, ReplicatedHttpSession> live = new ConcurrentHashMap<>();
+    private final Object[] takeOverLocks = new Object[LOCK_STRIPES];
+    private volatile SessionReplicator replicator;
+    private ScheduledExecutorService sweeper;
+
+    FilterSessionManager(ServletContext context, ReplicationConfig config, SessionListeners listeners,
+                         ClassLoader appClassLoader, Clock clock, SecureRandom random) {
+        this.context = context;
+        this.config = config;
+        this.listeners = listeners;
+        this.appClassLoader = appClassLoader;
+        this.clock = clock;
+        this.ids = new SessionIds(random);
+        for (int i = 0; i < LOCK_STRIPES; i++) {
+            takeOverLocks[i] = new Object();
+        }
+    }
+
+    /** Joins the cluster and starts the expiry sweep ({@code sweepInterval}; null = none, tests sweep by hand). */
+    void start(TransportProvider transports, MeterRegistry meters, Duration sweepInterval) {
+        replicator = SessionReplicator.start(config, transports.create(config), appClassLoader, meters, this, clock);
+        if (sweepInterval != null) {
+            sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sessionrep-expiry-" + config.nodeName());
+                t.setDaemon(true);
+                return t;
+            });
+            long period = sweepInterval.toMillis();
+            sweeper.scheduleWithFixedDelay(this::sweepSafely, period, period, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    ServletContext servletContext() {
+        return context;
+    }
+
+    SessionListeners listeners() {
+        return listeners;
+    }
+
+    SessionReplicator replicator() {
+        return replicator;
+    }
+
+    String nodeName() {
+        return config.nodeName();
+    }
+
+    /** What the cookie of {@code session} must say on this node: {@code <id>.<node-name>}. */
+    String cookieValue(ReplicatedHttpSession session) {
+        return SessionIds.cookieValue(session.getId(), config.nodeName());
+    }
+
+    /**
+     * The session with this cluster id, accessed by the calling request (which must {@link #requestEnd} it):
+     * the live one, or the cluster's copy taken over (this node becomes its primary). Null when no node
+     * knows the id, it was invalidated, or it has expired (then it is invalidated everywhere now).
+     */
+    ReplicatedHttpSession find(String clusterId) {
+        long now = clock.millis();
+        ReplicatedHttpSession session = live.get(clusterId);
+        if (session == null) {
+            synchronized (takeOverLocks[Math.floorMod(clusterId.hashCode(), LOCK_STRIPES)]) {
+                session = live.get(clusterId);
+                if (session == null) {
+                    session = takeOver(clusterId, now);
+                }
+            }
+        }
+        if (session == null) {
+            return null;
+        }
+        if (session.access(now)) {
+            return session;
+        }
+        if (session.startExpiry(now)) {
+            expire(session);
+        }
+        return null;
+    }
+
+    private ReplicatedHttpSession takeOver(String clusterId, long now) {
+        Optional<RestoredSession> copy = replicator.takeOver(clusterId);
+        if (copy.isEmpty()) {
+            return null;
+        }
+        RestoredSession r = copy.get();
+        ReplicatedHttpSession session = ReplicatedHttpSession.restored(this, r.id(), r.creationTime(),
+                r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes(), r.lastAccessedTime());
+        if (session.isExpiredAt(now)) {
+            // its primary died before expiring it; nobody saw it here, so there are no listeners to tell
+            replicator.invalidate(clusterId);
+            return null;
+        }
+        live.put(clusterId, session);
+        session.activate();
+        LOG.log(System.Logger.Level.DEBUG, "took over session " + clusterId);
+        return session;
+    }
+
+    /** A new session, used by the calling request (which must {@link #requestEnd} it). */
+    ReplicatedHttpSession create() {
+        String id;
+        do {
+            id = ids.next();
+        } while (live.containsKey(id) || replicator.hasLocalCopy(id));
+        int timeoutMinutes = defaultTimeoutMinutes();
+        int maxInactive = timeoutMinutes <= 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, timeoutMinutes * 60L);
+        ReplicatedHttpSession session = ReplicatedHttpSession.created(this, id, clock.millis(), maxInactive);
+        live.put(id, session);
+        listeners.sessionCreated(session);
+        return session;
+    }
+
+    /** web.xml {@code <session-timeout>}; 30 minutes when the container keeps no session configuration. */
+    private int defaultTimeoutMinutes() {
+        try {
+            return context.getSessionCookieConfig() == null ? DEFAULT_TIMEOUT_MINUTES : context.getSessionTimeout();
+        } catch (RuntimeException e) {
+            return DEFAULT_TIMEOUT_MINUTES;
+        }
+    }
+
+    /** {@code HttpSession.invalidate()}: listeners here, then every copy in the cluster is removed. */
+    void invalidate(ReplicatedHttpSession session) {
+        if (!session.startInvalidation()) {
+            throw new IllegalStateException("session " + session.getId() + " is already being invalidated");
+        }
+        destroy(session);
+    }
+
+    private void expire(ReplicatedHttpSession session) {
+        LOG.log(System.Logger.Level.DEBUG, "session " + session.getId() + " expired");
+        destroy(session);
+    }
+
+    private void destroy(ReplicatedHttpSession session) {
+        String id = session.getId();
+        try {
+            listeners.sessionDestroyed(session);
+            session.finishInvalidation(listeners);
+        } finally {
+            live.remove(id, session);
+            if (!session.isDisowned()) {
+                replicator.invalidate(id);
+            }
+        }
+    }
+
+    /** {@code HttpServletRequest.changeSessionId()}: the old id is invalidated in the cluster. */
+    String changeId(ReplicatedHttpSession session) {
+        String oldId = session.getId();
+        String newId;
+        do {
+            newId = ids.next();
+        } while (live.containsKey(newId) || replicator.hasLocalCopy(newId));
+        synchronized (session) {
+            session.changeId(newId);
+            live.put(newId, session);
+            live.remove(oldId, session);
+        }
+        replicator.invalidate(oldId); // the next request end sends a full copy under the new id
+        listeners.sessionIdChanged(session, oldId);
+        return newId;
+    }
+
+    /** The request that used {@code session} ended: replicate what it changed. Never throws. */
+    void requestEnd(ReplicatedHttpSession session) {
+        session.leave();
+        if (!session.isValid() || session.isDisowned()) {
+            return;
+        }
+        try {
+            session.markAccessForReplication();
+            replicator.requestEnd(session, session.changes());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "replication of session " + session.getId() + " failed", e);
+        }
+    }
+
+    /** Expires the live sessions that no request is using and that were idle longer than allowed. */
+    void sweep() {
+        long now = clock.millis();
+        for (ReplicatedHttpSession session : live.values()) {
+            if (session.startExpiry(now)) {
+                expire(session);
+            }
+        }
+    }
+
+    private void sweepSafely() {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(appClassLoader); // listeners run in the application's scope
+        try {
+            sweep();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "session expiry sweep failed", e);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    /** Sessions live on this node (tests, diagnostics). */
+    int liveSessions() {
+        return live.size();
+    }
+
+    // ------------------------------------------------------------------ SessionEvents (transport threads)
+
+    @Override
+    public void ownershipLost(String sessionId) {
+        ReplicatedHttpSession session = live.remove(sessionId);
+        if (session != null) {
+            session.disown();
+        }
+    }
+
+    @Override
+    public void invalidatedElsewhere(String sessionId) {
+        ownershipLost(sessionId);
+    }
+
+    /** Stops the sweep and leaves the cluster; sessions live on in their backups (no listeners fire). */
+    @Override
+    public void close() {
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
+        SessionReplicator running = replicator;
+        if (running != null) {
+            running.close();
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.sessionrep.core.filter;
+
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.regex.Pattern;
+
+/**
+ * Session ids of the filter install: {@value #RANDOM_BYTES} bytes (160 bits) from {@link SecureRandom},
+ * URL-safe base64 without padding (27 characters). The cookie carries {@code <id>.<node-name>}; the part
+ * after the last dot is the route (the node that owns the session), the part before it the cluster id.
+ */
+final class SessionIds {
+    static final int RANDOM_BYTES = 20;
+    private static final Pattern CLUSTER_ID = Pattern.compile("[A-Za-z0-9_-]{27}");
+
+    private final SecureRandom random;
+
+    SessionIds(SecureRandom random) {
+        this.random = random;
+    }
+
+    String next() {
+        byte[] bytes = new byte[RANDOM_BYTES];
+        random.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * The cluster id in a cookie value offered by a client ({@code <id>} or {@code <id>.<route>}), or null
+     * when it cannot be an id this install generated. Nothing else is ever looked up in the cluster: a
+     * malformed value costs no cluster round trip.
+     */
+    static String clusterId(String cookieValue) {
+        if (cookieValue == null) {
+            return null;
+        }
+        int dot = cookieValue.lastIndexOf('.');
+        String id = dot < 0 ? cookieValue : cookieValue.substring(0, dot);
+        return CLUSTER_ID.matcher(id).matches() ? id : null;
+    }
+
+    static String cookieValue(String clusterId, String route) {
+        return clusterId + "." + route;
+    }
+}

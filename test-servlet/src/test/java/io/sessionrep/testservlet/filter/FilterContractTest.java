@@ -1,0 +1,223 @@
+package io.sessionrep.testservlet.filter;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The web.xml filter's contract ({@link io.sessionrep.core.filter.ReplicationFilter}), in two servers of
+ * one container kind in this JVM (subclasses: embedded Jetty 12.1, embedded Tomcat 11), over real JGroups on 127.0.0.1, the filter configured only through its
+ * init-params (as web.xml would): what the application sees of its sessions, listeners, forwards, async
+ * requests, id changes and fail-over. The container's own sessions are never used.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class FilterContractTest {
+    static final String COOKIE = "SRSESSIONID";
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private Node a;
+    private Node b;
+
+    /** One running server of the container under test, the filter and {@link ProbeServlet} at /probe. */
+    interface Node {
+        int port();
+
+        void stop() throws Exception;
+    }
+
+    /**
+     * Starts a server whose root context has: init-param {@code node} = {@code name}; {@link ProbeServlet} at
+     * {@code /probe} (async supported); {@code ReplicationFilter} on {@code /*} (REQUEST, async supported)
+     * with the init-params {@code filterParameters}.
+     */
+    abstract Node start(String name, java.util.Map<String, String> filterParameters) throws Exception;
+
+    static java.util.Map<String, String> filterParameters(String name, String cluster, int bindPort, int peerPort) {
+        java.util.Map<String, String> p = new java.util.LinkedHashMap<>();
+        p.put("node-name", name);
+        p.put("machine-id", "machine-" + name);
+        p.put("cluster-name", cluster);
+        p.put("bind-port", String.valueOf(bindPort));
+        p.put("peers", "127.0.0.1:" + peerPort);
+        p.put("serialization-allowlist", "io.sessionrep.testservlet.filter.");
+        p.put("session-listeners", Probes.Listener.class.getName());
+        return p;
+    }
+
+    @BeforeAll
+    void startTwoNodes() throws Exception {
+        int[] ports = freePorts(2);
+        String cluster = "filter-embedded-" + UUID.randomUUID().toString().substring(0, 8);
+        a = start("node-a", filterParameters("node-a", cluster, ports[0], ports[1]));
+        b = start("node-b", filterParameters("node-b", cluster, ports[1], ports[0]));
+        // the cluster has formed when a session made on a can be read on b
+        await("cluster formed").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            Call made = call(a, "set", "probe", "x", null);
+            return "x".equals(call(b, "get", "probe", null, made.cookie).answer);
+        });
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (a != null) {
+            a.stop();
+        }
+        if (b != null) {
+            b.stop();
+        }
+    }
+
+    @Test
+    void sessionMovesBetweenNodesWithItsAttributesAndRoute() throws Exception {
+        Call created = call(a, "set", "colour", "blue", null);
+        assertTrue(created.setCookie.endsWith(".node-a"), created.setCookie);
+        Call onB = call(b, "get", "colour", null, created.cookie);
+        assertEquals("blue", onB.answer);
+        assertEquals(created.session, onB.session, "same session id on every node");
+        assertEquals(created.session + ".node-b", onB.setCookie, "route rewritten to the node that serves it now");
+        Call changedOnB = call(b, "set", "colour", "green", onB.cookie);
+        assertNull(changedOnB.setCookie, "no cookie while the primary stays");
+        assertEquals("green", call(a, "get", "colour", null, changedOnB.cookie).answer);
+    }
+
+    @Test
+    void listenersFireOnceOnTheNodeThatServes() throws Exception {
+        Call created = call(a, "bind", "bound", null, null);
+        String id = created.session;
+        assertEquals(1, Probes.count("created", id));
+        assertTrue(Probes.EVENTS.contains("created:node-a:" + id));
+        assertTrue(Probes.EVENTS.contains("bound:node-a:" + id));
+        assertTrue(Probes.EVENTS.contains("added-bound:node-a:" + id));
+
+        Call onB = call(b, "get", "bound", null, created.cookie); // take-over: b activates the value
+        assertNotEquals("null", onB.answer);
+        assertTrue(Probes.EVENTS.contains("activated:node-b:" + id), Probes.EVENTS.toString());
+        assertEquals(1, Probes.count("created", id), "a take-over is not a new session");
+
+        call(b, "invalidate", null, null, onB.cookie);
+        assertEquals(1, Probes.count("destroyed", id));
+        assertTrue(Probes.EVENTS.contains("destroyed:node-b:" + id));
+        assertTrue(Probes.EVENTS.contains("unbound:node-b:" + id));
+        assertTrue(Probes.EVENTS.contains("removed-bound:node-b:" + id));
+        assertEquals(0, Probes.count("passivated", id), "not passivated per replication (documented)");
+
+        Call afterOnA = call(a, "get", "bound", null, created.cookie);
+        assertEquals("-", afterOnA.session, "invalidated everywhere: node-a has no session either");
+        assertEquals(0, Probes.count("destroyed:node-a", id));
+    }
+
+    @Test
+    void forwardedAndAsyncRequestsReplicateWhenTheyEnd() throws Exception {
+        Call forwarded = call(a, "forward", "via", "forward", null);
+        assertEquals("forward", call(b, "get", "via", null, forwarded.cookie).answer);
+
+        Call async = call(a, "async", "late", "async-value", null);
+        assertEquals("async", async.answer);
+        assertNotNull(async.cookie, "a session created on the async thread sets the cookie");
+        Call onB = call(b, "get", "late", null, async.cookie);
+        assertEquals("async-value", onB.answer, "the change made on the async thread replicated at completion");
+    }
+
+    @Test
+    void inPlaceMutationReplicatesWithoutSetAttribute() throws Exception {
+        Call first = call(a, "append", "cart", "apple", null);
+        Call second = call(a, "append", "cart", "pear", first.cookie);
+        assertEquals("[apple, pear]", call(b, "get", "cart", null, second.cookie).answer);
+    }
+
+    @Test
+    void changeSessionIdRetiresTheOldIdEverywhere() throws Exception {
+        Call created = call(a, "set", "who", "me", null);
+        Call changed = call(a, "change", null, null, created.cookie);
+        assertNotEquals(created.session, changed.session);
+        assertEquals(changed.answer, changed.session);
+        assertEquals(changed.session + ".node-a", changed.setCookie);
+        assertTrue(Probes.EVENTS.contains("id-changed-from-" + created.session + ":node-a:" + changed.session));
+        assertEquals("me", call(b, "get", "who", null, changed.cookie).answer);
+        assertEquals("-", call(b, "get", "who", null, created.cookie).session, "the old id is gone");
+    }
+
+    @Test
+    void anIdNoNodeKnowsIsNeverAdopted() throws Exception {
+        String planted = "AAAAAAAAAAAAAAAAAAAAAAAAAAA.node-a";
+        assertEquals("-", call(a, "get", "x", null, planted).session);
+        Call created = call(a, "set", "x", "y", planted);
+        assertNotEquals("AAAAAAAAAAAAAAAAAAAAAAAAAAA", created.session);
+        assertTrue(created.session.matches("[A-Za-z0-9_-]{27}"), created.session);
+        assertEquals("-", call(b, "get", "x", null, "not a valid id").session);
+    }
+
+    @Test
+    void anIdleSessionExpiresWithListenersOnTheServingNode() throws Exception {
+        Call created = call(a, "timeout", null, "1", null);
+        Thread.sleep(1500);
+        assertEquals("-", call(a, "get", "x", null, created.cookie).session, "expired");
+        assertEquals(1, Probes.count("destroyed", created.session));
+        assertEquals("-", call(b, "get", "x", null, created.cookie).session, "expired everywhere");
+    }
+
+    // ------------------------------------------------------------------ harness
+
+    record Call(String node, String session, String answer, String setCookie, String cookie) {
+    }
+
+    /** GET /probe with the cookie value {@code cookie} (or none); the cookie to send next. */
+    static Call call(Node server, String op, String name, String value, String cookie)
+            throws IOException, InterruptedException {
+        int port = server.port();
+        String query = "op=" + op + (name != null ? "&name=" + name : "") + (value != null ? "&value=" + value : "");
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/probe?" + query))
+                .timeout(Duration.ofSeconds(20));
+        if (cookie != null) {
+            request.header("Cookie", COOKIE + "=" + cookie);
+        }
+        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        String setCookie = null;
+        for (String header : response.headers().allValues("set-cookie")) {
+            if (header.startsWith(COOKIE + "=")) {
+                setCookie = header.substring(COOKIE.length() + 1, header.indexOf(';'));
+            }
+        }
+        String[] parts = response.body().split("\\|", -1);
+        return new Call(parts[0], parts[1], parts[2], setCookie, setCookie != null ? setCookie : cookie);
+    }
+
+    static int[] freePorts(int n) throws IOException {
+        ServerSocket[] sockets = new ServerSocket[n];
+        int[] ports = new int[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ports[i] = sockets[i].getLocalPort();
+            }
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+        }
+        return ports;
+    }
+}

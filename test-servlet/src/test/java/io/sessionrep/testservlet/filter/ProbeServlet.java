@@ -1,0 +1,84 @@
+package io.sessionrep.testservlet.filter;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpSession;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code /probe?op=...&name=..&value=..}: one session operation per request, answering
+ * {@code node|session-id|value} (session-id "-" when there is none).
+ */
+public class ProbeServlet extends HttpServlet {
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
+        String op = request.getParameter("op");
+        String name = request.getParameter("name");
+        String value = request.getParameter("value");
+        String answer = "";
+        switch (op) {
+            case "set" -> request.getSession().setAttribute(name, value);
+            case "get" -> {
+                HttpSession session = request.getSession(false);
+                answer = session == null ? "" : String.valueOf(session.getAttribute(name));
+            }
+            case "bind" -> request.getSession().setAttribute(name, new Probes.Bound());
+            case "remove" -> request.getSession().removeAttribute(name);
+            case "append" -> { // in place, without setAttribute
+                HttpSession session = request.getSession();
+                @SuppressWarnings("unchecked")
+                List<String> list = (List<String>) session.getAttribute(name);
+                if (list == null) {
+                    session.setAttribute(name, new ArrayList<>(List.of(value)));
+                } else {
+                    list.add(value);
+                }
+            }
+            case "timeout" -> request.getSession().setMaxInactiveInterval(Integer.parseInt(value));
+            case "invalidate" -> {
+                HttpSession session = request.getSession(false);
+                if (session != null) {
+                    session.invalidate();
+                }
+            }
+            case "change" -> {
+                request.getSession();
+                answer = request.changeSessionId();
+            }
+            case "forward" -> { // the forwarded request sets the attribute
+                request.getRequestDispatcher("/probe?op=set&name=" + name + "&value=" + value).forward(request, response);
+                return;
+            }
+            case "async" -> { // the attribute is set on another thread, then the cycle completes
+                AsyncContext async = request.startAsync();
+                HttpServletRequest wrapped = (HttpServletRequest) async.getRequest();
+                async.start(() -> {
+                    wrapped.getSession().setAttribute(name, value);
+                    try {
+                        write(wrapped, (HttpServletResponse) async.getResponse(), "async");
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                    async.complete();
+                });
+                return;
+            }
+            default -> throw new ServletException("unknown op " + op);
+        }
+        write(request, response, answer);
+    }
+
+    private void write(HttpServletRequest request, HttpServletResponse response, String answer) throws IOException {
+        HttpSession session = request.getSession(false);
+        response.setContentType("text/plain");
+        response.getWriter().print(getServletContext().getInitParameter("node") + "|"
+                + (session == null ? "-" : session.getId()) + "|" + answer);
+    }
+}
