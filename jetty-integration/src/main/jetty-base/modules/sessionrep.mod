@@ -34,7 +34,7 @@ etc/sessionrep.xml
 ## sync-timeout: Duration (500ms, 2s, PT0.5S). Default 500ms.
 # sessionrep.sync-timeout=500ms
 
-## replication-trigger: on-request-end | on-attribute-modify | on-shutdown. Default on-request-end (the others are accepted, not yet active: logged at start).
+## replication-trigger: on-request-end | on-attribute-modify | on-shutdown. Default on-request-end; on-attribute-modify replicates each change before it returns; on-shutdown only hands sessions over on orderly stop.
 # sessionrep.replication-trigger=on-request-end
 
 ## write-quota: Backup copies per session, 0..64; 0 = no replication. Default 1.
@@ -67,10 +67,25 @@ etc/sessionrep.xml
 ## multicast-port: Default 45588.
 # sessionrep.multicast-port=45588
 
+## dynamic-discovery: with discovery=dynamic: multicast, file or dns. Default multicast.
+# sessionrep.dynamic-discovery=multicast
+
+## discovery-directory: with dynamic-discovery=file: a directory every node can read and write.
+# sessionrep.discovery-directory=
+
+## dns-query: with dynamic-discovery=dns: the DNS name(s) to look up (e.g. a Kubernetes headless service).
+# sessionrep.dns-query=
+
+## dns-record-type: with dynamic-discovery=dns: A or SRV. Default A.
+# sessionrep.dns-record-type=A
+
+## jgroups-config: experts: a JGroups XML stack that replaces the generated one.
+# sessionrep.jgroups-config=
+
 ## max-session-size: Larger sessions are not replicated (warned once per session). Default 1MiB.
 # sessionrep.max-session-size=1MiB
 
-## cluster-key: Encryption of replication traffic: not available in this version; setting it stops start-up.
+## cluster-key: Shared secret (at least 16 characters, or file:/path): encrypts replication traffic and keeps nodes without it out.
 # sessionrep.cluster-key=
 
 ## serialization-allowlist: Application classes that may be deserialized: package prefixes ending in '.' or class names. Default empty.

@@ -101,6 +101,11 @@ public class ReplicatedSessionManager extends ManagerBase {
     public void setPeers(String v) { attributes.set("peers", v); }
     public void setMulticastAddress(String v) { attributes.set("multicast-address", v); }
     public void setMulticastPort(String v) { attributes.set("multicast-port", v); }
+    public void setDynamicDiscovery(String v) { attributes.set("dynamic-discovery", v); }
+    public void setDiscoveryDirectory(String v) { attributes.set("discovery-directory", v); }
+    public void setDnsQuery(String v) { attributes.set("dns-query", v); }
+    public void setDnsRecordType(String v) { attributes.set("dns-record-type", v); }
+    public void setJgroupsConfig(String v) { attributes.set("jgroups-config", v); }
     public void setMaxSessionSize(String v) { attributes.set("max-session-size", v); }
     public void setClusterKey(String v) { attributes.set("cluster-key", v); }
     public void setSerializationAllowlist(String v) { attributes.set("serialization-allowlist", v); }
