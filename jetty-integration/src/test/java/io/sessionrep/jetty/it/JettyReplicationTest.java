@@ -1,5 +1,6 @@
 package io.sessionrep.jetty.it;
 
+import io.sessionrep.core.testing.SlowRequests;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.jetty.it.allowed.ActivationProbe;

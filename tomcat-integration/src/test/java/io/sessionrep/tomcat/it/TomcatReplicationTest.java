@@ -1,5 +1,6 @@
 package io.sessionrep.tomcat.it;
 
+import io.sessionrep.core.testing.SlowRequests;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

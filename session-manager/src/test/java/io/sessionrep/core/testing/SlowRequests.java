@@ -1,4 +1,4 @@
-package io.sessionrep.tomcat.it;
+package io.sessionrep.core.testing;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
@@ -15,11 +15,11 @@ import java.util.concurrent.TimeUnit;
  * late. Makes "the backup holds the update when the response arrives" deterministic: without a wait for
  * the acknowledgement before the response, the response would win by the whole delay.
  */
-final class SlowRequests implements ReplicationTransport {
+public final class SlowRequests implements ReplicationTransport {
     private final ReplicationTransport network;
     private final Executor later;
 
-    SlowRequests(ReplicationTransport network, Duration delay) {
+    public SlowRequests(ReplicationTransport network, Duration delay) {
         this.network = network;
         this.later = CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
     }
