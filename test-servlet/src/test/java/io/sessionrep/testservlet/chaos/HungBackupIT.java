@@ -73,9 +73,9 @@ class HungBackupIT {
     }
 
     /**
-     * Reproduces a defect found with this test (docs/operations.md, "Known defects"): node-b is woken and
-     * rejoins BEFORE node-a is killed; then node-c serves some sessions at the version they had when node-b
-     * was stopped (hundreds of acknowledged sync updates lost). Runs only with
+     * Reproduces, intermittently, a defect found with this test (docs/operations.md, "Known defects"): node-b
+     * is woken and rejoins BEFORE node-a is killed; then node-c served some sessions at the version they had
+     * when node-b was stopped (hundreds of acknowledged sync updates lost). Runs only with
      * {@code -D}{@value #DEFECTS_PROPERTY}{@code =true} until that is fixed.
      */
     @Test
@@ -134,9 +134,10 @@ class HungBackupIT {
             stopped = null;
             long rejoined = cluster.awaitView(Duration.ofSeconds(60), "node-a", "node-b", "node-c");
             System.out.println(tag + "node-b back in one view of 3 " + rejoined + " ms after SIGCONT");
-            int[] before = load.sessions().stream().mapToInt(t -> t.acknowledged).toArray();
-            awaitOrFail("load continues after node-b rejoined", Duration.ofMinutes(1),
-                    () -> load.sessions().stream().allMatch(t -> t.acknowledged >= before[t.index] + 3));
+            // the first run that showed the defect killed node-a within about a second of the merge; waiting
+            // for more load first (3 more versions per session) passed in 2 of 2 runs
+            long settle = Long.getLong("sessionrep.chaos.rejoin-settle-ms", 0);
+            Thread.sleep(settle);
             awaitOrFail("node-a at quota after the rejoin", Duration.ofSeconds(30),
                     () -> gauge(a, "sessionrep_sessions_below_quota") == 0.0);
             survivors = List.of("node-b", "node-c");
