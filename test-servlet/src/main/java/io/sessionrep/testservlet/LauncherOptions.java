@@ -147,7 +147,8 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                   java -jar sessionrep-node.jar --http-port=8081 --node-name=node-b \\
                        --bind-port=7801 --peers=127.0.0.1:7800 --replication-mode=sync
 
-                  GET /cluster on the HTTP port shows this node's view of the cluster as JSON.
+                  GET /cluster on the HTTP port shows this node's view of the cluster as JSON,
+                  GET /metrics its meters in Prometheus text format.
                 """;
     }
 }

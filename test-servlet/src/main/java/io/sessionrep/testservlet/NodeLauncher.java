@@ -1,11 +1,13 @@
 package io.sessionrep.testservlet;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.jetty.ReplicatedSessions;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 import java.io.PrintStream;
@@ -22,7 +24,8 @@ import java.util.Map;
  * {@code READY node=<name> http=http://127.0.0.1:<port>/session} on stdout; a configuration error prints
  * {@code configuration error: <message>} on stderr and exits 2 (also when the cluster cannot start because of
  * an option: a bind-port in use, a peer that does not resolve, a bad jgroups-config file); any other
- * start-up failure exits 1. {@code GET /cluster} answers the node's current view ({@link ClusterViewServlet}).
+ * start-up failure exits 1. {@code GET /cluster} answers the node's current view ({@link ClusterViewServlet}),
+ * {@code GET /metrics} its meters in Prometheus text format ({@link MetricsServlet}).
  * SIGTERM stops the node in order; SIGKILL is the crash the fail-over tests want.
  */
 public final class NodeLauncher {
@@ -42,7 +45,7 @@ public final class NodeLauncher {
                 System.out.print(LauncherOptions.usage());
                 return;
             }
-            node = start(options, new SimpleMeterRegistry(), System.err);
+            node = start(options, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), System.err);
         } catch (Exception e) {
             ConfigException config = configurationError(e);
             if (config != null) {
@@ -59,7 +62,10 @@ public final class NodeLauncher {
         node.join();
     }
 
-    /** Builds and starts the node described by {@code options}. */
+    /**
+     * Builds and starts the node described by {@code options}. When {@code meters} is a
+     * {@link PrometheusMeterRegistry}, {@code GET /metrics} serves its scrape.
+     */
     static NodeServer start(LauncherOptions options, MeterRegistry meters, PrintStream warnings) throws Exception {
         NodeServer node;
         if (options.replication()) {
@@ -68,6 +74,7 @@ public final class NodeLauncher {
                 ReplicatedSessions sessions = ReplicatedSessions.install(context, config, meters);
                 context.addServlet(new ServletHolder(new ClusterViewServlet(config.nodeName(), config.clusterName(),
                         () -> sessions.replicator().members().stream().map(Member::name).toList())), "/cluster");
+                exposeMetrics(context, meters);
             });
         } else {
             Map<String, String> ignored = new LinkedHashMap<>(options.replicationOptions());
@@ -80,6 +87,7 @@ public final class NodeLauncher {
                 NodeServer.routeSessionIds(context, name);
                 context.addServlet(new ServletHolder(new ClusterViewServlet(name, "(replication off)", List::of)),
                         "/cluster");
+                exposeMetrics(context, meters);
             });
         }
         try {
@@ -89,6 +97,12 @@ public final class NodeLauncher {
             throw e;
         }
         return node;
+    }
+
+    private static void exposeMetrics(ServletContextHandler context, MeterRegistry meters) {
+        if (meters instanceof PrometheusMeterRegistry prometheus) {
+            context.addServlet(new ServletHolder(new MetricsServlet(prometheus::scrape)), "/metrics");
+        }
     }
 
     static String readyLine(NodeServer node) {

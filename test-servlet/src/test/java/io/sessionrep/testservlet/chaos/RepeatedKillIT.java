@@ -1,0 +1,214 @@
+package io.sessionrep.testservlet.chaos;
+
+import io.sessionrep.testservlet.LocalCluster;
+import io.sessionrep.testservlet.NodeMetrics;
+import io.sessionrep.testservlet.NodeProcess;
+import io.sessionrep.testservlet.SessionReply;
+import io.sessionrep.testservlet.Workload;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Chaos: three node JVMs (write-quota 1), 5 client threads on 25 sessions, all sent to one node (as a sticky
+ * balancer would); that node - the primary of every session - is killed with SIGKILL, the load moves to a
+ * survivor (which takes the sessions over), the killed node is started again (the cluster is back at 3) and,
+ * once the new primary reports {@code sessionrep_sessions_below_quota 0} on {@code /metrics}, the new
+ * primary is killed in turn. {@value #KILLS_PROPERTY} kills per mode (default {@value #DEFAULT_KILLS}; the
+ * {@code chaos} profile runs 10). After each restart the cluster is left under load for
+ * {@value #SETTLE_PROPERTY} ms (default {@value #DEFAULT_SETTLE_MS}) once the restarted node holds backups.
+ *
+ * <p>At every fail-over each session's first answer on the new primary is checked against what its client
+ * knew: sync loses nothing acknowledged (the acknowledged version, or one newer when a request was in
+ * flight); async may lack the one update still on its way per crash, nothing more. At the end every session
+ * is verified once more (version and checksum).
+ */
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+class RepeatedKillIT {
+
+    static final String KILLS_PROPERTY = "sessionrep.chaos.kills";
+    static final int DEFAULT_KILLS = 2;
+    /**
+     * How long the cluster is left under load after a restarted node rejoined and holds backups, before the
+     * next kill. A node that just joined receives its share of backups as full copies; until they and the
+     * deltas after them have arrived, an async primary that dies loses more than the update on its way (a
+     * 0 ms settle showed it: see docs/operations.md). Sync mode needs no settle.
+     */
+    /** Enables the tests that reproduce known defects (see docs/operations.md). */
+    static final String DEFECTS_PROPERTY = "sessionrep.chaos.defects";
+    /** true: after a kill the load goes to the node restarted after the previous kill (see killRepeatedly). */
+    static final String TO_RESTARTED_PROPERTY = "sessionrep.chaos.failover-to-restarted";
+    static final String SETTLE_PROPERTY = "sessionrep.chaos.settle-ms";
+    static final long DEFAULT_SETTLE_MS = 3_000;
+    static final int SESSIONS = 25;
+    static final int THREADS = 5;
+    /** Processes per session on a primary before it is killed, so the load is well under way. */
+    static final int PROGRESS_BEFORE_KILL = 2;
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private LocalCluster cluster;
+    private ChaosLoad load;
+
+    @AfterEach
+    void cleanUp() {
+        if (load != null) {
+            load.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void syncLosesNothingAcknowledgedAcrossRepeatedPrimaryKills() throws Exception {
+        killRepeatedly("sync", 0, Boolean.getBoolean(TO_RESTARTED_PROPERTY));
+    }
+
+    /**
+     * Fails intermittently: a defect found with this test (docs/operations.md, "Known defects"): after a
+     * killed node was restarted and took backups again, killing the primary left a few sessions on the
+     * restarted node hundreds of versions behind. Runs only with
+     * {@code -D}{@value #DEFECTS_PROPERTY}{@code =true} until that is fixed; the single-kill async guarantee
+     * is covered by MultiProcessFailoverIT.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = DEFECTS_PROPERTY, matches = "true")
+    void asyncLosesAtMostTheUpdateOnItsWayPerKill() throws Exception {
+        // moving the load to the node restarted last is what showed the defect (2 of 2 runs); round the
+        // ring it passed 2 of 2 runs (4 and 10 kills)
+        killRepeatedly("async", 1, true);
+    }
+
+    /**
+     * @param toRestarted after a kill, move the load to the node that was restarted after the previous kill
+     *                    (the youngest; load ping-pongs between two nodes), rather than to the next node of
+     *                    the ring (every node killed in turn)
+     */
+    private void killRepeatedly(String mode, int maxLostPerKill, boolean toRestarted) throws Exception {
+        int kills = Integer.getInteger(KILLS_PROPERTY, DEFAULT_KILLS);
+        long began = System.nanoTime();
+        cluster = LocalCluster.builder().size(3)
+                .option("replication-mode", mode)
+                .option("write-quota", "1")
+                // sync: under test load on two shared cores an acknowledgement must not be given up on
+                .option("sync-timeout", "5000ms")
+                .start();
+        List<String> all = List.of("node-a", "node-b", "node-c");
+        cluster.awaitView(Duration.ofSeconds(30), all);
+        load = new ChaosLoad(SESSIONS, THREADS, maxLostPerKill, REQUEST_TIMEOUT);
+        load.start(cluster.node("node-a"));
+
+        List<String> figures = new ArrayList<>();
+        String restartedLast = null;
+        for (int k = 1; k <= kills; k++) {
+            NodeProcess primary = load.target().node();
+            awaitOrFail("every session processed " + PROGRESS_BEFORE_KILL + " times on " + primary.name(),
+                    Duration.ofMinutes(2), () -> load.progressed(PROGRESS_BEFORE_KILL));
+            awaitOrFail(primary.name() + " reports every session at its write-quota", Duration.ofSeconds(60),
+                    () -> quotaMet(primary));
+
+            load.crashing();
+            long killedAt = System.nanoTime();
+            assertEquals(137, cluster.kill9(primary), primary.name() + " killed with SIGKILL");
+            List<String> survivors = all.stream().filter(n -> !n.equals(primary.name())).toList();
+            long detected = cluster.awaitView(Duration.ofSeconds(30), survivors);
+            // the load balancer moves everyone to the next node of the ring, so every node is killed in turn
+            String nextName = toRestarted && restartedLast != null ? restartedLast
+                    : all.get((all.indexOf(primary.name()) + 1) % all.size());
+            NodeProcess next = cluster.node(nextName);
+            load.failOver(next);
+            awaitOrFail("every session verified on " + next.name(), Duration.ofMinutes(1), load::allOnTarget);
+            long failedOver = millisSince(killedAt);
+
+            long restartAt = System.nanoTime();
+            cluster.start(primary.name());
+            restartedLast = primary.name();
+            cluster.awaitView(Duration.ofSeconds(60), all);
+            long rejoined = millisSince(restartAt);
+            NodeProcess restarted = cluster.node(primary.name());
+            awaitOrFail(restarted.name() + " holds backups again", Duration.ofSeconds(60),
+                    () -> gauge(restarted, "sessionrep_sessions_backup") > 0);
+            long holdsBackups = millisSince(restartAt);
+            Thread.sleep(Long.getLong(SETTLE_PROPERTY, DEFAULT_SETTLE_MS));
+            String line = String.format("kill %d: %s killed, load to %s; survivors' view %d ms, all %d sessions"
+                            + " verified on the new primary %d ms after the kill; restarted node in the view after %d ms,"
+                            + " holding backups after %d ms",
+                    k, primary.name(), next.name(), detected, SESSIONS, failedOver, rejoined, holdsBackups);
+            figures.add(line);
+            System.out.println("[chaos " + mode + "] " + line);
+        }
+
+        NodeProcess last = load.target().node();
+        awaitOrFail("every session processed on " + last.name(), Duration.ofMinutes(2),
+                () -> load.progressed(PROGRESS_BEFORE_KILL));
+        load.stopLoad();
+        List<String> problems = new ArrayList<>(load.problems());
+        String failed = load.failedThread();
+        if (failed != null && !failed.equals("stopped")) {
+            problems.add("client thread: " + failed);
+        }
+        int verified = 0;
+        for (ChaosLoad.Tracked s : load.sessions()) {
+            SessionReply reply = s.client.verify(last.sessionUri());
+            int expectedVersion = s.acknowledged;
+            if (!reply.ok() || reply.version() == null
+                    || !(reply.version() == expectedVersion || (s.inFlight && reply.version() == expectedVersion + 1))
+                    || !Workload.expected(ChaosLoad.NUMBER, ChaosLoad.SIZE_KIB, reply.version()).equals(reply.state())) {
+                problems.add("final verify of session " + s.index + " on " + last.name() + ": " + reply
+                        + " (acknowledged " + expectedVersion + ")");
+            } else {
+                verified++;
+            }
+        }
+        String summary = String.format("%s, %d kills, %d sessions: fail-over outcomes %s; final verify %d/%d ok;"
+                        + " %d requests, mean %.1f ms, max %d ms, %d errors; total %d s",
+                mode, kills, SESSIONS, load.outcomes(), verified, SESSIONS, load.requests(),
+                load.meanLatencyMillis(), load.maxLatencyMillis(), load.errors(), millisSince(began) / 1000);
+        System.out.println("[chaos " + mode + "] " + summary);
+        if (!problems.isEmpty()) {
+            fail(problems.size() + " problems (" + summary + "):\n  " + String.join("\n  ", problems)
+                    + "\n" + String.join("\n", figures));
+        }
+    }
+
+    private static boolean quotaMet(NodeProcess primary) {
+        return gauge(primary, "sessionrep_sessions_below_quota") == 0.0;
+    }
+
+    private static double gauge(NodeProcess node, String name) {
+        try {
+            return NodeMetrics.value(node, name);
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private void awaitOrFail(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            String failed = load.failedThread();
+            if (failed != null) {
+                fail("a client thread ended while waiting for: " + what + ": " + failed
+                        + "\nproblems: " + load.problems());
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not within " + timeout + ": " + what + "; problems: " + load.problems());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static long millisSince(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+    }
+}
