@@ -100,6 +100,19 @@ final class AsyncSender implements AutoCloseable {
         onDropped.accept(oldest.getKey().sessionId(), oldest.getKey().target());
     }
 
+    /** Forgets queued updates of one session for one backup (it is being released). */
+    void discard(String sessionId, String target) {
+        lock.lock();
+        try {
+            Pending gone = queue.remove(new Key(target, sessionId));
+            if (gone != null) {
+                queuedBytes -= gone.update().valueBytes();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Forgets queued updates of an invalidated session. */
     void discard(String sessionId) {
         lock.lock();

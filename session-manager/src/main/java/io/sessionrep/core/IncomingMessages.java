@@ -47,7 +47,7 @@ final class IncomingMessages implements MessageReceiver {
                     node.backups.touch(e.sessionId(), e.lastAccessedTime(), sender.name());
                 }
             } else if (message instanceof Message.Release m) {
-                node.backups.release(m.sessionId(), sender.name());
+                node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
             } else if (message instanceof Message.Ownership m) {
@@ -84,7 +84,7 @@ final class IncomingMessages implements MessageReceiver {
                     loseOwnership(id);
                 }
             }
-            status = node.backups.apply(acceptedValues(update, sender), sender);
+            status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
             if (status == Message.AckStatus.NEED_FULL && !m.ackRequested()) {
                 node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
             }
@@ -122,11 +122,20 @@ final class IncomingMessages implements MessageReceiver {
         }
     }
 
+    /**
+     * Another node announces it became primary at {@code version}. Version numbers decide: the newer state
+     * wins, whoever holds it. A primary here that is newer answers with its own announcement (the other
+     * node steps down); a backup here that is newer keeps its copy and sends it to the announcer (which then
+     * steps down too, so the next request takes the newest copy over). Otherwise this node's live copy is
+     * dropped, and its backup either follows the new owner or, if it is not one of its backups, is dropped
+     * so a stale copy can never be promoted later.
+     */
     private void onOwnership(Message.Ownership m) {
         String id = m.sessionId();
         if (m.owner().equals(node.self.name()) || node.tombstones.contains(id)) {
             return;
         }
+        Member owner = node.member(m.owner());
         PrimaryEntry mine = node.primary(id);
         if (mine != null) {
             long myVersion;
@@ -136,19 +145,28 @@ final class IncomingMessages implements MessageReceiver {
             if (m.version() > myVersion || (m.version() == myVersion && m.owner().compareTo(node.self.name()) > 0)) {
                 loseOwnership(id);
             } else {
-                return; // we are newer: the other node will lose when it sees our updates
+                if (owner != null) {
+                    node.transport.send(owner, WireCodec.encode(new Message.Ownership(id, myVersion, node.self.name())));
+                }
+                return;
             }
         }
         BackupStore.Backup backup = node.backups.get(id);
-        if (backup == null) {
+        if (backup == null || owner == null) {
             return;
         }
-        List<Member> view = node.members();
-        Member owner = node.member(m.owner());
-        if (owner == null) {
+        long held;
+        synchronized (backup.copy) {
+            held = backup.copy.version();
+        }
+        if (held >= m.version()) {
+            SessionUpdate newer = node.backups.fullCopy(id);
+            if (newer != null) {
+                node.transport.send(owner, WireCodec.encode(new Message.Update(newer, false)));
+            }
             return;
         }
-        if (!node.placement.isBackup(id, owner, view, node.self.name())) {
+        if (!node.placement.isBackup(id, owner, node.members(), node.self.name())) {
             node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
         } else {
             backup.owner = owner;

@@ -23,6 +23,8 @@ final class NodeState {
     static final Duration TOMBSTONE_TTL = Duration.ofMinutes(10);
     /** How long a node remembers that another took a session over from it (refuses to re-create it). */
     static final Duration LOST_OWNERSHIP_TTL = Duration.ofMinutes(2);
+    /** How long a released backup ignores late one-way updates from its former owner. */
+    static final Duration RELEASE_MEMORY = Duration.ofMinutes(1);
 
     final ReplicationConfig config;
     final Member self;
@@ -37,6 +39,8 @@ final class NodeState {
     final Tombstones tombstones;
     final Tombstones lostOwnership;
     AsyncSender sender;
+    /** Asks the rebalancer for a pass soon (set once the rebalancer exists). */
+    Runnable rebalanceSoon = () -> { };
     private volatile List<Member> members;
     private volatile boolean closed;
 
@@ -106,17 +110,75 @@ final class NodeState {
         return true;
     }
 
-    /** Queues a full copy of an owned session for one backup and counts that backup as in sync. */
+    /**
+     * A backup asked for a full copy (it missed an update). Sent only to a chosen backup; a node that is
+     * no longer one is told again that it is released.
+     */
     void enqueueFullCopy(String sessionId, Member target) {
         PrimaryEntry entry = primaries.get(sessionId);
         if (entry == null) {
             return;
         }
         synchronized (entry) {
-            if (!entry.removed && entry.copy.version() > 0) {
+            if (entry.removed || entry.copy.version() == 0) {
+                return;
+            }
+            if (entry.syncedBackups.contains(target.name())) {
                 sender.enqueue(target, entry.copy.toFullUpdate());
-                entry.syncedBackups.add(target.name());
+            } else if (!entry.formerBackups.contains(target.name())) {
+                transport.send(target, wire(new io.sessionrep.core.wire.Message.Release(sessionId, entry.copy.version())));
             }
         }
+    }
+
+    /**
+     * The chosen backups of {@code entry} become {@code targets}; the others become former backups, kept
+     * until every chosen backup has acknowledged a copy. Caller holds the entry's monitor.
+     */
+    void retarget(PrimaryEntry entry, java.util.Collection<Member> targets) {
+        retarget(entry, targets, true);
+    }
+
+    /** As above; {@code scheduleRelease}: ask the rebalancer to confirm and release (false from the rebalancer). */
+    void retarget(PrimaryEntry entry, java.util.Collection<Member> targets, boolean scheduleRelease) {
+        java.util.Set<String> chosen = new java.util.HashSet<>();
+        for (Member t : targets) {
+            chosen.add(t.name());
+        }
+        for (String old : entry.syncedBackups) {
+            if (!chosen.contains(old) && isMember(old)) {
+                entry.formerBackups.add(old); // a departed member holds nothing to release
+            }
+        }
+        entry.formerBackups.removeAll(chosen);
+        entry.syncedBackups.clear();
+        entry.syncedBackups.addAll(chosen);
+        entry.confirmedBackups.retainAll(chosen);
+        if (scheduleRelease && !entry.formerBackups.isEmpty()) {
+            rebalanceSoon.run();
+        }
+    }
+
+    /**
+     * Tells the former backups of {@code entry} to drop their copy, once every chosen backup confirmed
+     * one. Caller holds the entry's monitor.
+     */
+    void releaseFormersIfSafe(PrimaryEntry entry) {
+        if (entry.formerBackups.isEmpty() || !entry.confirmedBackups.containsAll(entry.syncedBackups)) {
+            return;
+        }
+        byte[] release = wire(new io.sessionrep.core.wire.Message.Release(entry.copy.sessionId(), entry.copy.version()));
+        for (String former : entry.formerBackups) {
+            sender.discard(entry.copy.sessionId(), former);
+            Member m = member(former);
+            if (m != null) {
+                transport.send(m, release);
+            }
+        }
+        entry.formerBackups.clear();
+    }
+
+    private static byte[] wire(io.sessionrep.core.wire.Message message) {
+        return io.sessionrep.core.wire.WireCodec.encode(message);
     }
 }

@@ -12,8 +12,15 @@ import java.util.Set;
  */
 final class PrimaryEntry {
     final SessionCopy copy;
-    /** Backups that hold {@code copy.version()} (or will, once queued updates arrive). */
+    /** The chosen backups: they hold {@code copy.version()} (or will, once queued updates arrive). */
     final Set<String> syncedBackups = new HashSet<>();
+    /** Chosen backups that acknowledged holding the chain (a full copy or a sync update). */
+    final Set<String> confirmedBackups = new HashSet<>();
+    /**
+     * Backups no longer chosen (membership changed) that still hold a copy. They are released only once
+     * every chosen backup has acknowledged a copy: until then they may be the only up-to-date holders.
+     */
+    final Set<String> formerBackups = new HashSet<>();
     /** Invalidated or taken over by another node: must not replicate any more. */
     boolean removed;
     /**

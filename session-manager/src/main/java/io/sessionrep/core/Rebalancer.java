@@ -26,17 +26,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Rebalancer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
 
+    /** Full copies sent by a pass and not yet acknowledged, at most. */
+    static final int MAX_IN_FLIGHT = 256;
+
     private final NodeState node;
     private final TakeOver takeOver;
+    private final RequestEndReplication replication;
+    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
+    private final AtomicBoolean viewChangedSincePass = new AtomicBoolean();
     private final ExecutorService worker;
     private final AtomicBoolean passRequested = new AtomicBoolean();
     private volatile String lastQuotaWarning = "";
     private volatile long lastPassMillis = -1;
     private volatile int lastPassCopies;
 
-    Rebalancer(NodeState node, TakeOver takeOver) {
+    Rebalancer(NodeState node, TakeOver takeOver, RequestEndReplication replication) {
         this.node = node;
         this.takeOver = takeOver;
+        this.replication = replication;
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-rebalance-" + node.self.name());
             t.setDaemon(true);
@@ -47,6 +54,7 @@ final class Rebalancer implements AutoCloseable {
     /** The view changed: warn if the quota cannot be met, then rebalance in the background. */
     void viewChanged() {
         warnIfQuotaUnmet();
+        viewChangedSincePass.set(true);
         requestPass();
     }
 
@@ -63,13 +71,15 @@ final class Rebalancer implements AutoCloseable {
     private void pass() {
         passRequested.set(false);
         long started = System.nanoTime();
+        if (viewChangedSincePass.getAndSet(false)) {
+            dropStaleDormantSessions();
+        }
         int promoted = promoteOrphans();
         int copies = 0;
         for (String id : new ArrayList<>(node.primaries.keySet())) {
-            if (node.closed() || passRequested.get()) {
+            if (node.closed() || viewChangedSincePass.get()) {
                 return; // a newer view arrived: the queued pass starts over
             }
-            waitForQueueRoom();
             copies += restore(id);
         }
         lastPassCopies = copies;
@@ -78,6 +88,29 @@ final class Rebalancer implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "rebalanced after view change: " + promoted + " sessions promoted, "
                     + copies + " full copies queued to restore write-quota " + node.config.writeQuota() + " in "
                     + lastPassMillis + " ms");
+        }
+    }
+
+    /**
+     * After a view change (a merge, typically), sessions this node promoted while it could not see the
+     * others are checked against the cluster: if another node holds a newer copy, ours is dropped.
+     */
+    private void dropStaleDormantSessions() {
+        for (var e : List.copyOf(node.primaries.entrySet())) {
+            PrimaryEntry entry = e.getValue();
+            SessionUpdate mine;
+            synchronized (entry) {
+                if (!entry.dormant || entry.removed) {
+                    continue;
+                }
+                mine = entry.copy.toFullUpdate();
+            }
+            SessionUpdate newest = takeOver.fetchNewest(e.getKey(), mine);
+            if (newest != null && newest != mine && newest.toVersion() >= mine.toVersion()) {
+                node.dropPrimary(e.getKey());
+                LOG.log(System.Logger.Level.INFO, "dropped promoted session " + e.getKey() + " at version "
+                        + mine.toVersion() + ": another node holds version " + newest.toVersion());
+            }
         }
     }
 
@@ -95,8 +128,9 @@ final class Rebalancer implements AutoCloseable {
             String id = backup.copy.sessionId();
             List<Member> successors = node.placement.backups(id, backup.owner, view);
             if (!successors.isEmpty() && successors.get(0).name().equals(node.self.name())) {
-                SessionUpdate copy = node.backups.fullCopy(id);
-                if (copy != null && !node.tombstones.contains(id)) {
+                // promote the newest copy in the cluster, not blindly ours: another holder may be fresher
+                SessionUpdate copy = takeOver.fetchNewest(id, node.backups.fullCopy(id));
+                if (copy != null && !node.tombstones.contains(id) && node.primary(id) == null) {
                     waitForQueueRoom();
                     PrimaryEntry entry = takeOver.becomePrimary(copy);
                     synchronized (entry) {
@@ -110,38 +144,73 @@ final class Rebalancer implements AutoCloseable {
         return promoted;
     }
 
-    /** Brings one owned session to its current backups; returns the number of full copies queued. */
+    /**
+     * Brings one owned session to its current backups: a new backup (or, while former backups wait to be
+     * released, an unconfirmed one) gets a full copy and must acknowledge it; once every chosen backup has,
+     * the former backups are released. Returns the number of full copies sent.
+     */
     private int restore(String id) {
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
             return 0;
         }
-        int copies = 0;
+        waitForQueueRoom();
+        List<Member> needCopy = new ArrayList<>();
+        SessionUpdate full;
         synchronized (entry) {
             if (entry.removed || entry.copy.version() == 0 || entry.copy.valueBytes() > node.config.maxSessionSize()) {
                 return 0;
             }
             List<Member> targets = node.backupsOf(id);
-            Set<String> chosen = new HashSet<>();
-            SessionUpdate full = null;
+            Set<String> before = new HashSet<>(entry.syncedBackups);
+            node.retarget(entry, targets, false);
             for (Member t : targets) {
-                chosen.add(t.name());
-                if (!entry.syncedBackups.contains(t.name())) {
-                    node.sender.enqueue(t, full != null ? full : (full = entry.copy.toFullUpdate()));
+                boolean isNew = !before.contains(t.name());
+                boolean mustConfirm = !entry.formerBackups.isEmpty() && !entry.confirmedBackups.contains(t.name());
+                if (isNew || mustConfirm) {
+                    needCopy.add(t);
+                }
+            }
+            if (needCopy.isEmpty()) {
+                node.releaseFormersIfSafe(entry);
+                return 0;
+            }
+            full = entry.copy.toFullUpdate();
+            if (entry.formerBackups.isEmpty()) {
+                // nothing waits for a confirmation (a backup left): the async queue is enough, and fastest
+                for (Member target : needCopy) {
+                    node.sender.enqueue(target, full);
                     node.metrics.rebalanced.increment();
-                    copies++;
                 }
+                return needCopy.size();
             }
-            for (String former : entry.syncedBackups) {
-                Member m = chosen.contains(former) ? null : node.member(former);
-                if (m != null) {
-                    node.transport.send(m, WireCodec.encode(new Message.Release(id)));
-                }
-            }
-            entry.syncedBackups.clear();
-            entry.syncedBackups.addAll(chosen);
         }
-        return copies;
+        for (Member target : needCopy) {
+            acquireInFlight();
+            node.metrics.rebalanced.increment();
+            replication.sendForAck(target, full).whenComplete((status, error) -> {
+                inFlight.release();
+                if (error == null && status == io.sessionrep.core.wire.Message.AckStatus.APPLIED) {
+                    synchronized (entry) {
+                        if (!entry.removed && entry.syncedBackups.contains(target.name())) {
+                            entry.confirmedBackups.add(target.name());
+                            node.releaseFormersIfSafe(entry);
+                        }
+                    }
+                }
+            });
+        }
+        return needCopy.size();
+    }
+
+    private void acquireInFlight() {
+        try {
+            while (!node.closed() && !inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                // wait: at most MAX_IN_FLIGHT full copies are on their way at once
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void waitForQueueRoom() {
@@ -163,7 +232,16 @@ final class Rebalancer implements AutoCloseable {
         int below = 0;
         for (PrimaryEntry entry : node.primaries.values()) {
             synchronized (entry) {
-                if (!entry.removed && entry.syncedBackups.size() < quota) {
+                if (entry.removed) {
+                    continue;
+                }
+                int backups = 0;
+                for (String b : entry.syncedBackups) {
+                    if (node.isMember(b)) {
+                        backups++;
+                    }
+                }
+                if (backups < quota) {
                     below++;
                 }
             }

@@ -101,30 +101,14 @@ final class RequestEndReplication {
                     update = full != null ? full : (full = entry.copy.toFullUpdate());
                 }
                 if (node.config.replicationMode() == ReplicationMode.SYNC) {
-                    acks.add(sendForAck(target, update));
+                    acks.add(confirmOnAck(entry, target, sendForAck(target, update)));
                 } else {
                     node.sender.enqueue(target, update);
                 }
             }
-            releaseFormerBackups(entry, targets);
+            node.retarget(entry, targets);
             return acks;
         }
-    }
-
-    /** Backups no longer chosen (membership changed) are told to drop their copy; the chosen ones are in sync. */
-    private void releaseFormerBackups(PrimaryEntry entry, List<Member> targets) {
-        Set<String> chosen = new HashSet<>();
-        for (Member t : targets) {
-            chosen.add(t.name());
-        }
-        for (String former : entry.syncedBackups) {
-            Member m = chosen.contains(former) ? null : node.member(former);
-            if (m != null) {
-                node.transport.send(m, WireCodec.encode(new Message.Release(entry.copy.sessionId())));
-            }
-        }
-        entry.syncedBackups.clear();
-        entry.syncedBackups.addAll(chosen);
     }
 
     /** The delta from the entry's version, or null when the request changed nothing replicable. */
@@ -172,8 +156,23 @@ final class RequestEndReplication {
         }
     }
 
+    /** When the backup acknowledges, it counts as holding the chain (former backups may then be released). */
+    private CompletableFuture<Message.AckStatus> confirmOnAck(PrimaryEntry entry, Member target,
+                                                              CompletableFuture<Message.AckStatus> ack) {
+        return ack.whenComplete((status, error) -> {
+            if (error == null && status == Message.AckStatus.APPLIED) {
+                synchronized (entry) {
+                    if (!entry.removed && entry.syncedBackups.contains(target.name())) {
+                        entry.confirmedBackups.add(target.name());
+                        node.releaseFormersIfSafe(entry);
+                    }
+                }
+            }
+        });
+    }
+
     /** Sends an update that the backup acknowledges; a backup that needs a full copy gets one. */
-    private CompletableFuture<Message.AckStatus> sendForAck(Member target, SessionUpdate update) {
+    CompletableFuture<Message.AckStatus> sendForAck(Member target, SessionUpdate update) {
         return request(target, update).thenCompose(status -> {
             if (status != Message.AckStatus.NEED_FULL) {
                 return CompletableFuture.completedFuture(status);

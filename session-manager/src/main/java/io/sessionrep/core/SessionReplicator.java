@@ -61,7 +61,8 @@ public final class SessionReplicator implements AutoCloseable {
         this.node.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
                 config.nodeName(), replication::backupOutOfDate);
         this.takeOver = new TakeOver(node);
-        this.rebalancer = new Rebalancer(node, takeOver);
+        this.rebalancer = new Rebalancer(node, takeOver, replication);
+        this.node.rebalanceSoon = rebalancer::requestPass;
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());
             t.setDaemon(true);
@@ -294,6 +295,7 @@ public final class SessionReplicator implements AutoCloseable {
         node.tombstones.purgeExpired();
         node.lostOwnership.purgeExpired();
         takeOver.purgeMisses();
+        node.backups.purgeReleased(node.clock.millis() - NodeState.RELEASE_MEMORY.toMillis());
         long now = node.clock.millis();
         int expired = node.backups.removeIf(b -> {
             if (node.isMember(b.owner.name())) {

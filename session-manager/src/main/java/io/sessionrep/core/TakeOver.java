@@ -52,32 +52,46 @@ final class TakeOver {
             node.metrics.takeoverMisses.increment();
             return Optional.empty(); // asked a moment ago, nobody had it: do not ask everyone again
         }
-        SessionUpdate source;
-        boolean fromLocalBackup = false;
+        SessionUpdate local;
+        boolean liveElsewhere = false;
         if (owned != null) {
             synchronized (owned) {
-                source = owned.removed || owned.copy.version() == 0 ? null : owned.copy.toFullUpdate();
-                owned.dormant = false; // the container holds it live from now on
+                local = owned.removed || owned.copy.version() == 0 ? null : owned.copy.toFullUpdate();
+                liveElsewhere = owned.dormant;
+            }
+            if (local != null && !liveElsewhere) {
+                return Optional.of(restore(sessionId, local, owned)); // the container dropped its live copy
             }
         } else {
-            BackupStore.Backup local = node.backups.get(sessionId);
-            if (local != null && !node.isMember(local.owner.name())) {
-                source = node.backups.fullCopy(sessionId);
-                fromLocalBackup = true;
-            } else {
-                source = fetchNewest(sessionId, node.backups.fullCopy(sessionId));
-            }
+            local = node.backups.fullCopy(sessionId);
         }
+        // Always compare with the cluster: a local backup may be older than a copy elsewhere (a node that
+        // was hung or restarted), and the old primary may still be alive with the newest state.
+        SessionUpdate source = fetchNewest(sessionId, local);
         if (source == null || node.tombstones.contains(sessionId)) {
             node.metrics.takeoverMisses.increment();
             recentMisses.add(sessionId);
             return Optional.empty();
         }
         node.lostOwnership.remove(sessionId);
-        PrimaryEntry entry = owned != null ? owned : becomePrimary(source);
-        if (owned == null) {
+        PrimaryEntry entry;
+        if (owned != null && source == local) {
+            entry = owned;
+            synchronized (owned) {
+                owned.dormant = false; // the container holds it live from now on
+            }
+        } else {
+            if (owned != null) {
+                node.dropPrimary(sessionId); // our promoted copy is older than one elsewhere
+            }
+            boolean fromLocalBackup = source == local;
+            entry = becomePrimary(source);
             (fromLocalBackup ? node.metrics.takeoversLocal : node.metrics.takeoversCluster).increment();
         }
+        return Optional.of(restore(sessionId, source, entry));
+    }
+
+    private RestoredSession restore(String sessionId, SessionUpdate source, PrimaryEntry entry) {
         Map<String, Object> values = new HashMap<>();
         for (Map.Entry<String, byte[]> a : source.changed().entrySet()) {
             Object value = node.attributes.read(sessionId, a.getKey(), a.getValue(), "take-over");
@@ -89,8 +103,8 @@ final class TakeOver {
         synchronized (entry) {
             version = entry.copy.version();
         }
-        return Optional.of(new RestoredSession(sessionId, source.creationTime(), source.lastAccessedTime(),
-                source.maxInactiveSeconds(), values, version));
+        return new RestoredSession(sessionId, source.creationTime(), source.lastAccessedTime(),
+                source.maxInactiveSeconds(), values, version);
     }
 
     /**
@@ -111,8 +125,12 @@ final class TakeOver {
         if (node.config.writeQuota() > 0) {
             synchronized (fresh) {
                 SessionUpdate full = fresh.copy.toFullUpdate();
-                for (Member target : node.backupsOf(id)) {
+                List<Member> targets = node.backupsOf(id);
+                for (Member target : targets) {
                     node.sender.enqueue(target, full); // restore the quota at once, whatever the mode
+                }
+                fresh.syncedBackups.clear();
+                for (Member target : targets) {
                     fresh.syncedBackups.add(target.name());
                 }
             }
@@ -122,7 +140,7 @@ final class TakeOver {
     }
 
     /** Asks every other member for its copy and returns the newest (or {@code local}, if newer). */
-    private SessionUpdate fetchNewest(String sessionId, SessionUpdate local) {
+    SessionUpdate fetchNewest(String sessionId, SessionUpdate local) {
         List<Member> others = new ArrayList<>();
         for (Member m : node.members()) {
             if (!m.name().equals(node.self.name())) {

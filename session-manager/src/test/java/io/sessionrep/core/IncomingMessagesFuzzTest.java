@@ -93,7 +93,7 @@ class IncomingMessagesFuzzTest {
         return List.of(WireCodec.encode(new Message.Update(full, false)), WireCodec.encode(new Message.Update(delta, true)),
                 WireCodec.encode(new Message.Touch(List.of(new Message.Touch.Entry("s", 5)))),
                 WireCodec.encode(new Message.Ownership("s", 9, "mallory")), WireCodec.encode(new Message.Fetch("s")),
-                WireCodec.encode(new Message.Release("s")), WireCodec.encode(new Message.Invalidate("s")));
+                WireCodec.encode(new Message.Release("s", 3)), WireCodec.encode(new Message.Invalidate("s")));
     }
 
     private static byte[] mutate(byte[] seed, Random random) {

@@ -12,6 +12,11 @@ import java.util.function.Predicate;
 /** The backup copies this node holds for other primaries, with the name of the owner of each. */
 public final class BackupStore {
     private final Map<String, Backup> backups = new ConcurrentHashMap<>();
+    /** Copies released recently: (owner, version) per id, so a late update cannot re-create them. */
+    private final Map<String, Released> released = new ConcurrentHashMap<>();
+
+    private record Released(String owner, long version, long at) {
+    }
 
     /** A backup copy and the member it came from. Synchronize on {@link #copy} to read or change it. */
     public static final class Backup {
@@ -30,6 +35,23 @@ public final class BackupStore {
      * than what is held is acknowledged and ignored (duplicates, reordering).
      */
     public AckStatus apply(SessionUpdate update, Member owner) {
+        return apply(update, owner, false);
+    }
+
+    /**
+     * As {@link #apply(SessionUpdate, Member)}; {@code acknowledged} updates (the owner waits for the answer:
+     * it chose this node as a backup again) always apply, while a one-way update that was on its way when
+     * this node was released is ignored.
+     */
+    public AckStatus apply(SessionUpdate update, Member owner, boolean acknowledged) {
+        Released gone = released.get(update.sessionId());
+        if (gone != null && gone.owner().equals(owner.name())) {
+            if (acknowledged) {
+                released.remove(update.sessionId(), gone);
+            } else if (update.toVersion() <= gone.version()) {
+                return AckStatus.APPLIED; // late message to a released backup: must not re-create a copy nobody updates
+            }
+        }
         Backup existing = backups.get(update.sessionId());
         if (existing == null) {
             if (!update.full()) {
@@ -66,10 +88,28 @@ public final class BackupStore {
         }
     }
 
-    /** Drops the copy if {@code owner} still owns it; true if dropped. */
-    public boolean release(String sessionId, String owner) {
+    /**
+     * The owner no longer uses this node as a backup: drops the copy if that owner still owns it and it is
+     * not newer than {@code version}, and ignores that owner's updates up to {@code version} for a while
+     * (they may still be on their way). True if dropped.
+     */
+    public boolean release(String sessionId, String owner, long version, long now) {
+        released.put(sessionId, new Released(owner, version, now));
         Backup b = backups.get(sessionId);
-        return b != null && b.owner.name().equals(owner) && backups.remove(sessionId, b);
+        if (b == null || !b.owner.name().equals(owner)) {
+            return false;
+        }
+        synchronized (b.copy) {
+            if (b.copy.version() > version) {
+                return false;
+            }
+        }
+        return backups.remove(sessionId, b);
+    }
+
+    /** Forgets release records older than {@code before}. */
+    public void purgeReleased(long before) {
+        released.values().removeIf(r -> r.at() < before);
     }
 
     /** Every held backup (a snapshot of the keys; values may change or go). */

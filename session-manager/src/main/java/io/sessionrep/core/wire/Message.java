@@ -40,7 +40,7 @@ public sealed interface Message {
     }
 
     /** Primary to a former backup: you are no longer a backup of this session, drop your copy. */
-    record Release(String sessionId) implements Message {
+    record Release(String sessionId, long version) implements Message {
     }
 
     enum AckStatus {

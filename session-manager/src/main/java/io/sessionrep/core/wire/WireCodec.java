@@ -25,7 +25,7 @@ import java.util.Set;
  * OWNERSHIP: id version owner
  * FETCH_REPLY: found(u8) [UPDATE body]
  * TOUCH    : count(i32) {id accessed}*
- * RELEASE  : id
+ * RELEASE  : id version
  * </pre>
  */
 public final class WireCodec {
@@ -90,6 +90,7 @@ public final class WireCodec {
         } else if (message instanceof Message.Release m) {
             w.u8(RELEASE);
             w.string(m.sessionId());
+            w.i64(m.version());
         } else {
             throw new IllegalArgumentException("unknown message " + message);
         }
@@ -169,7 +170,7 @@ public final class WireCodec {
                 }
                 yield new Message.Touch(entries);
             }
-            case RELEASE -> new Message.Release(r.string());
+            case RELEASE -> new Message.Release(r.string(), r.i64());
             default -> throw new MalformedMessageException("unknown message type " + type);
         };
         if (r.remaining() != 0) {
