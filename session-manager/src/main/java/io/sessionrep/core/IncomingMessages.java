@@ -53,7 +53,9 @@ final class IncomingMessages implements MessageReceiver {
             } else if (message instanceof Message.Ownership m) {
                 onOwnership(m);
             } else if (message instanceof Message.Fetch m) {
-                return WireCodec.encode(new Message.FetchReply(copyOf(m.sessionId())));
+                PrimaryEntry owned = node.primary(m.sessionId());
+                boolean serving = owned != null && !owned.dormant;
+                return WireCodec.encode(new Message.FetchReply(copyOf(m.sessionId()), serving));
             } else if (message instanceof Message.Resync m) {
                 node.enqueueFullCopy(m.sessionId(), sender);
             } else {

@@ -128,9 +128,12 @@ final class Rebalancer implements AutoCloseable {
             String id = backup.copy.sessionId();
             List<Member> successors = node.placement.backups(id, backup.owner, view);
             if (!successors.isEmpty() && successors.get(0).name().equals(node.self.name())) {
-                // promote the newest copy in the cluster, not blindly ours: another holder may be fresher
-                SessionUpdate copy = takeOver.fetchNewest(id, node.backups.fullCopy(id));
-                if (copy != null && !node.tombstones.contains(id) && node.primary(id) == null) {
+                // promote the newest copy in the cluster, not blindly ours: another holder may be fresher; and
+                // not at all if a live node already serves it (a request took it over there meanwhile)
+                TakeOver.Found found = takeOver.fetch(id, node.backups.fullCopy(id));
+                SessionUpdate copy = found.newest();
+                if (copy != null && !found.servedElsewhere() && !node.tombstones.contains(id)
+                        && node.primary(id) == null) {
                     waitForQueueRoom();
                     PrimaryEntry entry = takeOver.becomePrimary(copy);
                     synchronized (entry) {

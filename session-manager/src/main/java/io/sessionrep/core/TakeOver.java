@@ -141,6 +141,14 @@ final class TakeOver {
 
     /** Asks every other member for its copy and returns the newest (or {@code local}, if newer). */
     SessionUpdate fetchNewest(String sessionId, SessionUpdate local) {
+        return fetch(sessionId, local).newest();
+    }
+
+    /** The newest copy in the cluster (or {@code local}), and whether a live node is serving it as primary. */
+    record Found(SessionUpdate newest, boolean servedElsewhere) {
+    }
+
+    Found fetch(String sessionId, SessionUpdate local) {
         List<Member> others = new ArrayList<>();
         for (Member m : node.members()) {
             if (!m.name().equals(node.self.name())) {
@@ -148,7 +156,7 @@ final class TakeOver {
             }
         }
         if (others.isEmpty()) {
-            return local;
+            return new Found(local, false);
         }
         Duration timeout = fetchTimeout();
         byte[] fetch = WireCodec.encode(new Message.Fetch(sessionId));
@@ -163,21 +171,24 @@ final class TakeOver {
             // some members did not answer in time: use what the others said
         }
         SessionUpdate newest = local;
+        boolean served = false;
         for (CompletableFuture<byte[]> reply : replies) {
             if (!reply.isDone() || reply.isCompletedExceptionally()) {
                 continue;
             }
             try {
                 if (WireCodec.decode(reply.join()) instanceof Message.FetchReply r && r.copy() != null
-                        && r.copy().sessionId().equals(sessionId)
-                        && (newest == null || r.copy().toVersion() > newest.toVersion())) {
-                    newest = r.copy();
+                        && r.copy().sessionId().equals(sessionId)) {
+                    served |= r.primary();
+                    if (newest == null || r.copy().toVersion() > newest.toVersion()) {
+                        newest = r.copy();
+                    }
                 }
             } catch (MalformedMessageException e) {
                 node.metrics.rejectedMalformed.increment();
             }
         }
-        return newest;
+        return new Found(newest, served);
     }
 
     private Duration fetchTimeout() {

@@ -628,4 +628,82 @@ public abstract class SessionReplicatorContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> b.isPrimary("s1") || b.hasBackup("s1"));
         assertEquals(2, b.takeOver("s1").orElseThrow().attributes().get("x"));
     }
+
+    @Test
+    void aRestartedNodeThatBecomesBackupAgainHoldsTheNewestStateWhenThePrimaryDies() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        List<TestSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TestSession s = newSession("s" + i).set("n", 0);
+            a.requestEnd(s, s.tracker);
+            sessions.add(s);
+        }
+        settle(a);
+        stopNode(b);
+        for (int round = 1; round <= 5; round++) {
+            for (TestSession s : sessions) {
+                s.set("n", round);
+                a.requestEnd(s, s.tracker);
+            }
+        }
+        SessionReplicator b2 = node("b"); // the same node, restarted: it becomes a backup again
+        for (int round = 6; round <= 30; round++) {
+            for (TestSession s : sessions) {
+                s.set("n", round);
+                a.requestEnd(s, s.tracker);
+            }
+        }
+        settle(a);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.sessionsBelowQuota() == 0);
+        settle(a);
+        stopNode(a);
+        for (TestSession s : sessions) {
+            SessionReplicator survivor = b2.hasLocalCopy(s.id()) ? b2 : c;
+            RestoredSession restored = survivor.takeOver(s.id()).orElseThrow();
+            assertEquals(30, restored.attributes().get("n"), s.id() + " on " + survivor.nodeName());
+        }
+    }
+
+    @Test
+    void primaryKilledRepeatedlyWithTheLoadMovingToTheNodeRestartedLastLosesNothing() {
+        SessionReplicator a = node("a");
+        node("b");
+        node("c");
+        List<TestSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TestSession s = newSession("s" + i).set("n", 0);
+            a.requestEnd(s, s.tracker);
+            sessions.add(s);
+        }
+        int n = 0;
+        SessionReplicator primary = a;
+        String[] order = {"b", "a", "b", "a"};
+        for (String next : order) {
+            for (int round = 0; round < 10; round++) {
+                n++;
+                for (TestSession s : sessions) {
+                    s.set("n", n);
+                    primary.requestEnd(s, s.tracker);
+                }
+            }
+            settle(primary);
+            SessionReplicator dying = primary;
+            String dyingName = dying.nodeName();
+            stopNode(dying);
+            SessionReplicator taker = running(next);
+            for (TestSession s : sessions) {
+                RestoredSession restored = taker.takeOver(s.id()).orElseThrow();
+                assertEquals(n, restored.attributes().get("n"), s.id() + " taken over by " + next + " after "
+                        + dyingName + " stopped");
+            }
+            primary = taker;
+            node(dyingName); // restarted: it comes back empty and becomes a backup again
+        }
+    }
+
+    private SessionReplicator running(String name) {
+        return started.stream().filter(r -> r.nodeName().equals(name) && !r.isClosed()).reduce((x, y) -> y).orElseThrow();
+    }
 }

@@ -25,8 +25,14 @@ public sealed interface Message {
     record Fetch(String sessionId) implements Message {
     }
 
-    /** Reply to {@link Fetch}; {@code copy} is null when the node holds none. */
-    record FetchReply(SessionUpdate copy) implements Message {
+    /**
+     * Reply to {@link Fetch}; {@code copy} is null when the node holds none; {@code primary}: the replying
+     * node owns the session (it may be serving it right now).
+     */
+    record FetchReply(SessionUpdate copy, boolean primary) implements Message {
+        public FetchReply(SessionUpdate copy) {
+            this(copy, false);
+        }
     }
 
     /** Backup to primary: I missed an update, send me a full copy. */

@@ -23,7 +23,7 @@ import java.util.Set;
  * ACK      : status(u8) version
  * INVALIDATE, FETCH, RESYNC : id
  * OWNERSHIP: id version owner
- * FETCH_REPLY: found(u8) [UPDATE body]
+ * FETCH_REPLY: found(u8: 0 none, 1 backup copy, 2 primary copy) [UPDATE body]
  * TOUCH    : count(i32) {id accessed}*
  * RELEASE  : id version
  * </pre>
@@ -73,7 +73,7 @@ public final class WireCodec {
             w.string(m.sessionId());
         } else if (message instanceof Message.FetchReply m) {
             w.u8(FETCH_REPLY);
-            w.u8((byte) (m.copy() == null ? 0 : 1));
+            w.u8((byte) (m.copy() == null ? 0 : m.primary() ? 2 : 1));
             if (m.copy() != null) {
                 writeUpdate(w, m.copy(), false);
             }
@@ -159,7 +159,10 @@ public final class WireCodec {
                 if (found == 0) {
                     yield new Message.FetchReply(null);
                 }
-                yield new Message.FetchReply(readUpdateAfterFlags(r, r.u8()));
+                if (found > 2) {
+                    throw new MalformedMessageException("bad fetch reply flag " + found);
+                }
+                yield new Message.FetchReply(readUpdateAfterFlags(r, r.u8()), found == 2);
             }
             case RESYNC -> new Message.Resync(r.string());
             case TOUCH -> {
