@@ -74,6 +74,9 @@ public final class JGroupsTransport implements ReplicationTransport {
     private volatile boolean closed;
     private volatile Membership membership = Membership.EMPTY;
 
+    /** On close, how long queued outbound messages may take to reach the channel. */
+    static final long CLOSE_DRAIN_MILLIS = 3_000;
+
     private JChannel channel;
     private MessageReceiver receiver;
     private OutboundQueues outbound;
@@ -216,6 +219,9 @@ public final class JGroupsTransport implements ReplicationTransport {
             }
             closed = true;
             if (started) {
+                if (outbound != null) {
+                    outbound.drain(CLOSE_DRAIN_MILLIS); // what the core handed over before leaving still goes out
+                }
                 shutDown("the transport was closed");
                 LOG.log(System.Logger.Level.INFO, "{0} left cluster-name ''{1}''; {2}", local, config.clusterName(), counters);
             }

@@ -67,6 +67,26 @@ final class OutboundQueues {
         });
     }
 
+    /** Waits until every lane has handed its queued messages to the channel, at most {@code millis}. */
+    void drain(long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            boolean idle = true;
+            for (Lane lane : lanes.values()) {
+                idle &= lane.idle();
+            }
+            if (idle) {
+                return;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Closes every lane. */
     void closeAll(String reason) {
         lanes.values().forEach(lane -> lane.close(reason));
@@ -101,6 +121,10 @@ final class OutboundQueues {
                 schedule();
             }
             return null;
+        }
+
+        boolean idle() {
+            return closedBecause != null || (queue.isEmpty() && !scheduled.get());
         }
 
         void close(String reason) {
