@@ -50,6 +50,9 @@ final class TomcatCluster implements AutoCloseable {
                 customize.apply(i, attributes);
                 Map<String, String> other = !crossContext ? null : attributes(node, clusterName + "-other",
                         ports[size + i], ports[size + (i + size - 1) % size]);
+                if (other != null) {
+                    customize.apply(i, other); // the second application is configured like the first
+                }
                 cluster.nodes.add(TomcatNode.start(node, i == 0, attributes, other, decorate));
             }
             await("cluster of " + size + " formed").atMost(Duration.ofSeconds(20))

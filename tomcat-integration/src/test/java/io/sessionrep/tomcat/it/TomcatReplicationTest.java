@@ -292,7 +292,10 @@ class TomcatReplicationTest {
 
     @Test
     void crossContextIncludeReplicatesTheOtherApplicationsSession() throws Exception {
-        cluster = TomcatCluster.start("cross", 2, (i, a) -> a.put("replicationMode", "sync"), true,
+        cluster = TomcatCluster.start("cross", 2, (i, a) -> {
+            a.put("replicationMode", "sync");
+            a.put("syncTimeout", "5000ms"); // a 2-core CI machine under load must not turn this into a timeout
+        }, true,
                 UnaryOperator.identity());
         TomcatNode a = cluster.node(0);
         TomcatNode b = cluster.node(1);
