@@ -1,0 +1,45 @@
+package io.sessionrep.perf;
+
+import io.sessionrep.testservlet.LocalCluster;
+import io.sessionrep.testservlet.NodeProcess;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Our product on embedded Jetty: test-servlet's {@link LocalCluster} of NodeLauncher JVMs on 127.0.0.1. */
+final class JettyTarget implements Target {
+
+    private final LocalCluster cluster;
+
+    private JettyTarget(LocalCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    /**
+     * @param replication false: plain Jetty sessions ({@code --replication=off})
+     * @param options     replication options for every node (canonical names)
+     */
+    static JettyTarget start(int nodes, boolean replication, Map<String, String> options, List<String> jvmArgs,
+                             Path logDir, PrintStream echo) throws Exception {
+        LocalCluster.Builder builder = LocalCluster.builder().size(nodes).replication(replication)
+                .jvmArgs(jvmArgs).logDir(logDir).readyTimeout(Duration.ofSeconds(90)).echo(echo);
+        if (replication) {
+            builder.options(options);
+        }
+        return new JettyTarget(builder.start());
+    }
+
+    @Override
+    public List<String> hosts() {
+        return cluster.nodes().stream().map(NodeProcess::sessionUri).map(URI::getAuthority).toList();
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+}
