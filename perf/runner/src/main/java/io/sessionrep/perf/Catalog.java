@@ -126,9 +126,9 @@ final class Catalog {
             Netns netns = Netns.create(options.netRate);
             try {
                 specs.add(new ProcessTarget.NodeSpec("node-a", perfNode(Netns.exec(Netns.NS_A), "node-a", "host-a", cluster,
-                        Netns.HTTP_A, Netns.REPL_A, 7800, Netns.REPL_B + ":7800", 8080, options.netDelay)));
+                        netns.httpA, netns.replA, 7800, netns.replB + ":7800", 8080, options.netDelay)));
                 specs.add(new ProcessTarget.NodeSpec("node-b", perfNode(Netns.exec(Netns.NS_B), "node-b", "host-b", cluster,
-                        Netns.HTTP_B, Netns.REPL_B, 7800, Netns.REPL_A + ":7800", 8080, options.netDelay)));
+                        netns.httpB, netns.replB, 7800, netns.replA + ":7800", 8080, options.netDelay)));
                 return ProcessTarget.start(specs, logDir, false, netns::close);
             } catch (Exception | Error e) {
                 netns.close();

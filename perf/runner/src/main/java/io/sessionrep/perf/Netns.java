@@ -11,11 +11,12 @@ import java.util.concurrent.TimeUnit;
  * with an app-tier link to the root namespace (where the load driver runs) and one replication link
  * between them, as in the study's setup (a dedicated replication network):
  * <pre>
- *   root  srp-ha0 192.0.2.1/30 ==veth== srp-ha1 192.0.2.2/30  sessionrep-a   (HTTP of node-a)
- *   root  srp-hb0 192.0.2.5/30 ==veth== srp-hb1 192.0.2.6/30  sessionrep-b   (HTTP of node-b)
- *   sessionrep-a  srp-r0 192.0.2.9/30 ==veth== srp-r1 192.0.2.10/30  sessionrep-b  (replication)
+ *   root  srp-ha0 NET.1/30 ==veth== srp-ha1 NET.2/30  sessionrep-a   (HTTP of node-a)
+ *   root  srp-hb0 NET.5/30 ==veth== srp-hb1 NET.6/30  sessionrep-b   (HTTP of node-b)
+ *   sessionrep-a  srp-r0 NET.9/30 ==veth== srp-r1 NET.10/30  sessionrep-b  (replication)
  * </pre>
- * Addresses are from 192.0.2.0/24 (RFC 5737, documentation only): they exist only inside these links.
+ * NET is the first of {@link #CANDIDATES} (198.18.0.0/15 is the range RFC 2544 sets aside for network
+ * benchmarks) that no address or route of this host already uses: the addresses exist only on these links.
  * The replication link's two ends get a token-bucket qdisc ({@code tbf}) at the configured rate (the
  * study's 1 Gb replication network); latency is not shaped here (no {@code netem} in this kernel) but
  * by JGroups' DELAY in the nodes (PerfNode {@code --net-delay}). Needs root and iproute2.
@@ -24,15 +25,37 @@ final class Netns implements AutoCloseable {
 
     static final String NS_A = "sessionrep-a";
     static final String NS_B = "sessionrep-b";
-    static final String HTTP_A = "192.0.2.2";
-    static final String HTTP_B = "192.0.2.6";
-    static final String REPL_A = "192.0.2.9";
-    static final String REPL_B = "192.0.2.10";
+    static final List<String> CANDIDATES = List.of("198.18.231", "198.19.231", "10.231.77", "172.31.231");
 
+    final String httpA;
+    final String httpB;
+    final String replA;
+    final String replB;
+    private final String net;
     private final String rate;
 
-    private Netns(String rate) {
+    private Netns(String net, String rate) {
+        this.net = net;
         this.rate = rate;
+        this.httpA = net + ".2";
+        this.httpB = net + ".6";
+        this.replA = net + ".9";
+        this.replB = net + ".10";
+    }
+
+    /** The first candidate /24 that this host does not use (no address in it, not a connected route). */
+    private static String freeNet() {
+        String addresses = run(false, "ip", "-4", "addr").output;
+        String routes = run(false, "ip", "-4", "route", "show", "table", "all").output;
+        for (String c : CANDIDATES) {
+            String first = c.substring(0, c.indexOf('.') + 1);
+            boolean used = addresses.contains(" " + c + ".") || routes.contains(c + ".")
+                    || routes.lines().anyMatch(l -> l.startsWith(first) && !l.startsWith("default"));
+            if (!used) {
+                return c;
+            }
+        }
+        throw new IllegalStateException("every candidate network " + CANDIDATES + " is in use on this host");
     }
 
     /**
@@ -66,25 +89,21 @@ final class Netns implements AutoCloseable {
 
     /** Builds the topology (removing leftovers of an earlier run first). */
     static Netns create(String rate) {
-        Netns netns = new Netns(rate);
-        netns.teardown();
+        teardown();
+        Netns netns = new Netns(freeNet(), rate);
         run(true, "ip", "netns", "add", NS_A);
         run(true, "ip", "netns", "add", NS_B);
         for (String ns : List.of(NS_A, NS_B)) {
             run(true, "ip", "-n", ns, "link", "set", "lo", "up");
         }
-        link("srp-ha0", null, "192.0.2.1/30", "srp-ha1", NS_A, HTTP_A + "/30");
-        link("srp-hb0", null, "192.0.2.5/30", "srp-hb1", NS_B, HTTP_B + "/30");
-        link("srp-r0", NS_A, REPL_A + "/30", "srp-r1", NS_B, REPL_B + "/30");
+        link("srp-ha0", null, netns.net + ".1/30", "srp-ha1", NS_A, netns.httpA + "/30");
+        link("srp-hb0", null, netns.net + ".5/30", "srp-hb1", NS_B, netns.httpB + "/30");
+        link("srp-r0", NS_A, netns.replA + "/30", "srp-r1", NS_B, netns.replB + "/30");
         if (rate != null && !rate.equals("none")) {
             run(true, "ip", "netns", "exec", NS_A, "tc", "qdisc", "add", "dev", "srp-r0", "root", "tbf",
                     "rate", rate, "burst", "256kb", "latency", "50ms");
             run(true, "ip", "netns", "exec", NS_B, "tc", "qdisc", "add", "dev", "srp-r1", "root", "tbf",
                     "rate", rate, "burst", "256kb", "latency", "50ms");
-        }
-        Result ping = run(false, "ip", "netns", "exec", NS_A, "ping", "-c", "1", "-W", "2", REPL_B);
-        if (ping.code != 0 && !ping.output.contains("not found")) {
-            System.out.println("warning: ping over the replication link failed: " + ping.output.trim());
         }
         return netns;
     }
@@ -117,12 +136,12 @@ final class Netns implements AutoCloseable {
 
     /** What the report says about the links. */
     String describe() {
-        return "namespaces " + NS_A + " and " + NS_B + " joined by a veth replication link"
+        return "namespaces " + NS_A + " and " + NS_B + " (" + net + ".0/24) joined by a veth replication link"
                 + (rate == null || rate.equals("none") ? " (no rate limit)" : " shaped by tbf to " + rate)
                 + ", each with a veth app-tier link to the load driver";
     }
 
-    private void teardown() {
+    private static void teardown() {
         run(false, "ip", "link", "del", "srp-ha0");
         run(false, "ip", "link", "del", "srp-hb0");
         run(false, "ip", "netns", "del", NS_A);

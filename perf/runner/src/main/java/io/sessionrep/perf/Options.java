@@ -14,9 +14,10 @@ import java.util.Set;
  * --smoke                 the bounded run of the integration test: tiny segments, one point
  * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 jmh; default all
  * --segment=SECONDS       length of one measured segment (default 7 full, 3 quick, 2 smoke)
- * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 2 smoke)
+ * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 1 smoke)
  * --rounds=N              A/B rounds per point (default 2: A B A B)
  * --run=NAME              results folder perf/results/NAME (default the start time, yyyyMMdd-HHmm)
+ * --out=DIR               results folder DIR instead (the integration test writes under target/)
  * --net-delay=200us       scenario 4: one-way replication latency of the distributed nodes (JGroups DELAY)
  * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
  * --no-dashboards         skip the JMeter HTML dashboards
@@ -35,6 +36,7 @@ final class Options {
     String netDelay = "200us";
     String netRate = "1gbit";
     boolean dashboards = true;
+    String out;
     List<String> commandLine = new ArrayList<>();
 
     static Options parse(String... args) {
@@ -67,6 +69,8 @@ final class Options {
                 o.rounds = positive("rounds", value);
             } else if (arg.startsWith("--run=")) {
                 o.run = value;
+            } else if (arg.startsWith("--out=")) {
+                o.out = value;
             } else if (arg.startsWith("--net-delay=")) {
                 o.netDelay = value;
             } else if (arg.startsWith("--net-rate=")) {
@@ -90,7 +94,7 @@ final class Options {
             o.warmupSeconds = switch (o.profile) {
                 case FULL -> 8;
                 case QUICK -> 3;
-                case SMOKE -> 2;
+                case SMOKE -> 1;
             };
         }
         return o;
@@ -107,7 +111,7 @@ final class Options {
     static String usage() {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,jmh] [--segment=S] [--warmup=S]
-                                   [--rounds=N] [--run=NAME] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards]
+                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;

@@ -34,11 +34,12 @@ public final class PerfRun {
     private final Instant started = Instant.now();
     private int segmentsDone;
     private int segmentsPlanned;
+    private final List<Measurements> results = new ArrayList<>();
 
     PerfRun(Options options, Layout layout) {
         this.options = options;
         this.layout = layout;
-        this.out = layout.results().resolve(options.run);
+        this.out = options.out != null ? java.nio.file.Path.of(options.out) : layout.results().resolve(options.run);
         this.raw = out.resolve("raw");
     }
 
@@ -73,7 +74,6 @@ public final class PerfRun {
         Report report = new Report(options, out, started);
         System.out.printf(Locale.ROOT, "perf run %s: scenarios %s, %d segments of %d s (+%d s warm-up per configuration), load %s%n",
                 options.run, options.scenarios, segmentsPlanned, options.segmentSeconds, options.warmupSeconds, Report.loadAverage());
-        List<Measurements> results = new ArrayList<>();
         try (JMeterDriver jmeter = JMeterDriver.start(layout, raw)) {
             for (Scenario scenario : scenarios) {
                 Measurements m = scenario.skip() != null ? skipped(scenario) : measure(scenario, jmeter);
@@ -90,6 +90,11 @@ public final class PerfRun {
             jmh = new JmhSuite(options, raw.resolve("jmh")).run();
         }
         return report.write(results, jmh);
+    }
+
+    /** What the scenarios measured (after {@link #run}). */
+    List<Measurements> results() {
+        return List.copyOf(results);
     }
 
     private Measurements skipped(Scenario scenario) {

@@ -56,7 +56,8 @@ final class ServerProcess implements AutoCloseable {
                 out.write('\n');
                 out.flush();
                 if (!ready.isDone() && line.startsWith(READY_PREFIX)) {
-                    ready.complete(line.substring(line.indexOf("http=") + 5).trim());
+                    // the URL is the token after http= (a node may append more, e.g. manager=...)
+                    ready.complete(line.substring(line.indexOf("http=") + 5).trim().split("\\s+")[0]);
                 }
             }
         } catch (IOException e) {

@@ -35,6 +35,8 @@ final class Nodes implements AutoCloseable {
     }
 
     static Nodes start(String transport, String mode) throws InterruptedException {
+        // the benchmark's own start/stop messages (views, quota warnings while the second node joins) are noise here
+        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
         String cluster = "jmh-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
         int[] ports = freePorts();
         ReplicationConfig a = config("bench-a", cluster, mode, ports[0], ports[1]);
