@@ -19,7 +19,7 @@ import java.util.Set;
 final class Catalog {
 
     /** Node JVMs: a heap large enough that GC is no distraction (as in the study), small enough for 8 JVMs. */
-    static final List<String> NODE_JVM_ARGS = List.of("-Xms512m", "-Xmx512m", "-Xmn256m", "-XX:+UseSerialGC",
+    static final List<String> NODE_JVM_ARGS = List.of("-Xms1g", "-Xmx1g", "-Xmn512m", "-XX:MetaspaceSize=128m", "-XX:+UseSerialGC",
             "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true");
 
     private final Options options;
@@ -107,7 +107,23 @@ final class Catalog {
     }
 
     private Config jetty(String id, String label, int nodes, boolean replication, Map<String, String> options) {
-        return new Config(id, label, logDir -> JettyTarget.start(nodes, replication, options, NODE_JVM_ARGS, logDir, System.out));
+        return new Config(id, label, logDir -> JettyTarget.start(nodes, replication, options, jvmArgs(logDir), logDir,
+                System.out, this.options.jfr));
+    }
+
+    /**
+     * The node JVM options, plus a GC log per JVM in logDir (the report sums the pauses) and, with --jfr, a
+     * recording dumped into logDir/jfr/ when the node stops.
+     */
+    private List<String> jvmArgs(java.nio.file.Path logDir) throws IOException {
+        java.nio.file.Files.createDirectories(logDir);
+        List<String> args = new ArrayList<>(NODE_JVM_ARGS);
+        args.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
+        if (options.jfr) {
+            java.nio.file.Path jfr = java.nio.file.Files.createDirectories(logDir.resolve("jfr"));
+            args.add("-XX:StartFlightRecording=dumponexit=true,settings=default,filename=" + jfr + "/");
+        }
+        return args;
     }
 
     private Config perfNodes(String id, String label, boolean distributed) {
@@ -118,18 +134,18 @@ final class Catalog {
                 int[] ports = freePorts(2);
                 for (int i = 0; i < 2; i++) {
                     String name = "node-" + (char) ('a' + i);
-                    specs.add(new ProcessTarget.NodeSpec(name, perfNode(List.of(), name, "host-1", cluster, "127.0.0.1",
-                            "127.0.0.1", ports[i], "127.0.0.1:" + ports[1 - i], 0, "0")));
+                    specs.add(new ProcessTarget.NodeSpec(name, perfNode(List.of(), jvmArgs(logDir), name, "host-1", cluster,
+                            "127.0.0.1", "127.0.0.1", ports[i], "127.0.0.1:" + ports[1 - i], 0, "0")));
                 }
-                return ProcessTarget.start(specs, logDir, false, null);
+                return ProcessTarget.start(specs, logDir, false, options.jfr, null);
             }
             Netns netns = Netns.create(options.netRate);
             try {
-                specs.add(new ProcessTarget.NodeSpec("node-a", perfNode(Netns.exec(Netns.NS_A), "node-a", "host-a", cluster,
+                specs.add(new ProcessTarget.NodeSpec("node-a", perfNode(Netns.exec(Netns.NS_A), jvmArgs(logDir), "node-a", "host-a", cluster,
                         netns.httpA, netns.replA, 7800, netns.replB + ":7800", 8080, options.netDelay)));
-                specs.add(new ProcessTarget.NodeSpec("node-b", perfNode(Netns.exec(Netns.NS_B), "node-b", "host-b", cluster,
+                specs.add(new ProcessTarget.NodeSpec("node-b", perfNode(Netns.exec(Netns.NS_B), jvmArgs(logDir), "node-b", "host-b", cluster,
                         netns.httpB, netns.replB, 7800, netns.replA + ":7800", 8080, options.netDelay)));
-                return ProcessTarget.start(specs, logDir, false, netns::close);
+                return ProcessTarget.start(specs, logDir, false, options.jfr, netns::close);
             } catch (Exception | Error e) {
                 netns.close();
                 throw e;
@@ -137,11 +153,11 @@ final class Catalog {
         });
     }
 
-    private List<String> perfNode(List<String> prefix, String name, String machine, String cluster, String httpHost,
+    private List<String> perfNode(List<String> prefix, List<String> jvmArgs, String name, String machine, String cluster, String httpHost,
                                   String bindAddress, int bindPort, String peers, int httpPort, String delay) {
         List<String> c = new ArrayList<>(prefix);
         c.add(JMeterDriver.javaExecutable());
-        c.addAll(NODE_JVM_ARGS);
+        c.addAll(jvmArgs);
         c.addAll(List.of("-cp", layout.perfNodeClasspath(), PerfNode.class.getName(),
                 "--http-host=" + httpHost, "--http-port=" + httpPort, "--net-delay=" + delay,
                 "--node-name=" + name, "--machine-id=" + machine, "--cluster-name=" + cluster, "--discovery=static",
@@ -159,12 +175,12 @@ final class Catalog {
                 String name = "node-" + (char) ('a' + i);
                 List<String> c = new ArrayList<>();
                 c.add(JMeterDriver.javaExecutable());
-                c.addAll(NODE_JVM_ARGS);
+                c.addAll(jvmArgs(logDir));
                 c.addAll(List.of("-cp", layout.tomcatClasspath(), TomcatNode.class.getName(), "--http-port=0",
                         "--node-name=" + name, "--manager=" + manager, "--index=" + i, "--members=" + members));
                 specs.add(new ProcessTarget.NodeSpec(name, c));
             }
-            return ProcessTarget.start(specs, logDir, true, null);
+            return ProcessTarget.start(specs, logDir, false, options.jfr, null);
         });
     }
 

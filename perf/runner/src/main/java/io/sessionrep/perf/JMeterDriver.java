@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class JMeterDriver implements AutoCloseable {
 
-    static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx1g", "-XX:+UseSerialGC",
+    static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx1g", "-XX:MetaspaceSize=128m", "-XX:+UseSerialGC",
             "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true");
 
     private final Process process;

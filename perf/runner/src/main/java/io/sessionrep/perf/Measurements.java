@@ -35,6 +35,10 @@ final class Measurements {
     final Scenario scenario;
     final Map<String, Map<Point, Cell>> cells = new LinkedHashMap<>();
     final List<String> problems = new ArrayList<>();
+    /** Per configuration, with --jfr: where the nodes' CPU time went. */
+    final Map<String, JfrSummary.Summary> jfr = new LinkedHashMap<>();
+    /** Per configuration: GC pauses of its node JVMs over the whole scenario. */
+    final Map<String, GcSummary> gc = new LinkedHashMap<>();
     String failure;
     String loadBefore;
     String loadAfter;

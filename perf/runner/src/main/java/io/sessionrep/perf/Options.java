@@ -13,7 +13,7 @@ import java.util.Set;
  * --quick                 short segments and two points per chart (development)
  * --smoke                 the bounded run of the integration test: tiny segments, one point
  * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 jmh; default all
- * --segment=SECONDS       length of one measured segment (default 7 full, 3 quick, 2 smoke)
+ * --segment=SECONDS       length of one measured segment (default 6 full, 3 quick, 2 smoke)
  * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 1 smoke)
  * --rounds=N              A/B rounds per point (default 2: A B A B)
  * --run=NAME              results folder perf/results/NAME (default the start time, yyyyMMdd-HHmm)
@@ -21,6 +21,7 @@ import java.util.Set;
  * --net-delay=200us       scenario 4: one-way replication latency of the distributed nodes (JGroups DELAY)
  * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
  * --no-dashboards         skip the JMeter HTML dashboards
+ * --jfr                   record every node with JFR and summarize where its CPU time goes
  * </pre>
  */
 final class Options {
@@ -37,6 +38,7 @@ final class Options {
     String netRate = "1gbit";
     boolean dashboards = true;
     String out;
+    boolean jfr;
     List<String> commandLine = new ArrayList<>();
 
     static Options parse(String... args) {
@@ -75,6 +77,8 @@ final class Options {
                 o.netDelay = value;
             } else if (arg.startsWith("--net-rate=")) {
                 o.netRate = value;
+            } else if (arg.equals("--jfr")) {
+                o.jfr = true;
             } else if (arg.equals("--no-dashboards")) {
                 o.dashboards = false;
             } else if (arg.equals("--help") || arg.equals("-h")) {
@@ -85,7 +89,7 @@ final class Options {
         }
         if (o.segmentSeconds < 0) {
             o.segmentSeconds = switch (o.profile) {
-                case FULL -> 7;
+                case FULL -> 6;
                 case QUICK -> 3;
                 case SMOKE -> 2;
             };
@@ -111,7 +115,7 @@ final class Options {
     static String usage() {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,jmh] [--segment=S] [--warmup=S]
-                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards]
+                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;

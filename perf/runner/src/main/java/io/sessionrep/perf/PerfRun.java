@@ -141,6 +141,28 @@ public final class PerfRun {
                 t.close();
             }
         }
+        for (Config config : scenario.configs()) {
+            try {
+                GcSummary gc = GcSummary.of(dir.resolve("logs").resolve(config.id()));
+                if (gc != null) {
+                    m.gc.put(config.id(), gc);
+                }
+            } catch (IOException | RuntimeException e) {
+                m.problems.add("GC summary of " + config.id() + ": " + e);
+            }
+        }
+        if (options.jfr) {
+            for (Config config : scenario.configs()) {
+                try {
+                    JfrSummary.Summary summary = JfrSummary.of(dir.resolve("logs").resolve(config.id()).resolve("jfr"));
+                    if (summary != null) {
+                        m.jfr.put(config.id(), summary);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    m.problems.add("JFR summary of " + config.id() + ": " + e);
+                }
+            }
+        }
         m.loadAfter = Report.loadAverage();
         return m;
     }

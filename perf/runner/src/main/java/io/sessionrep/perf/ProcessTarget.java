@@ -15,10 +15,12 @@ final class ProcessTarget implements Target {
     private final List<ServerProcess> nodes = new ArrayList<>();
     private final List<String> hosts = new ArrayList<>();
     private final Runnable afterClose;
+    private final boolean orderlyStop;
     private boolean closed;
 
-    private ProcessTarget(Runnable afterClose) {
+    private ProcessTarget(Runnable afterClose, boolean orderlyStop) {
         this.afterClose = afterClose;
+        this.orderlyStop = orderlyStop;
     }
 
     /**
@@ -26,9 +28,9 @@ final class ProcessTarget implements Target {
      *                 each other); otherwise one by one, each after the previous is READY (a JGroups node
      *                 then joins the existing cluster instead of founding one and merging later)
      */
-    static ProcessTarget start(List<NodeSpec> specs, Path logDir, boolean together, Runnable afterClose)
-            throws Exception {
-        ProcessTarget target = new ProcessTarget(afterClose);
+    static ProcessTarget start(List<NodeSpec> specs, Path logDir, boolean together, boolean orderlyStop,
+                               Runnable afterClose) throws Exception {
+        ProcessTarget target = new ProcessTarget(afterClose, orderlyStop);
         try {
             for (NodeSpec spec : specs) {
                 ServerProcess node = ServerProcess.start(spec.name(), spec.command(), logDir.resolve(spec.name() + ".log"));
@@ -42,6 +44,8 @@ final class ProcessTarget implements Target {
                     target.awaitReady(node);
                 }
             }
+            // the last node to start saw the others when it was READY; give them a moment to see it too
+            Thread.sleep(2_000);
         } catch (Exception | Error e) {
             target.close();
             throw e;
@@ -67,6 +71,9 @@ final class ProcessTarget implements Target {
         }
         closed = true;
         for (ServerProcess node : nodes) {
+            if (orderlyStop) {
+                node.stop();
+            }
             node.close();
         }
         nodes.clear();

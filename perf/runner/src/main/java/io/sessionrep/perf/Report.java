@@ -301,10 +301,64 @@ final class Report {
             }
         }
         line(md, "");
+        if (!m.gc.isEmpty()) {
+            StringBuilder gc = new StringBuilder();
+            for (Config c : s.configs()) {
+                GcSummary g = m.gc.get(c.id());
+                if (g != null) {
+                    gc.append(gc.length() == 0 ? "" : "; ").append(c.label()).append(": ")
+                            .append(String.format(Locale.ROOT, "%,d pauses (%d full) in %d JVMs, %,.0f ms in total, longest %.1f ms",
+                                    g.pauses(), g.fullPauses(), g.jvms(), g.totalMs(), g.maxMs()));
+                }
+            }
+            line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
+            line(md, "");
+        }
+        if (!m.jfr.isEmpty()) {
+            jfr(md, m);
+        }
         if (!m.problems.isEmpty()) {
             line(md, "Problems: " + String.join("; ", m.problems));
             line(md, "");
         }
+    }
+
+    private void jfr(StringBuilder md, Measurements m) {
+        line(md, "Where the nodes' CPU time goes (JFR execution samples of all nodes of a configuration over the whole"
+                + " scenario, warm-up included; each sample attributed to the first frame from the top of the stack"
+                + " that belongs to a known component):");
+        line(md, "");
+        StringBuilder head = new StringBuilder("| configuration | samples |");
+        StringBuilder rule = new StringBuilder("| --- | ---: |");
+        for (String component : JfrSummary.COMPONENTS.keySet()) {
+            head.append(' ').append(component).append(" |");
+            rule.append(" ---: |");
+        }
+        line(md, head.toString());
+        line(md, rule.toString());
+        for (Config c : m.scenario.configs()) {
+            JfrSummary.Summary s = m.jfr.get(c.id());
+            if (s == null || s.samples() == 0) {
+                continue;
+            }
+            StringBuilder row = new StringBuilder("| " + c.label() + " | " + String.format(Locale.ROOT, "%,d", s.samples()) + " |");
+            for (String component : JfrSummary.COMPONENTS.keySet()) {
+                row.append(String.format(Locale.ROOT, " %.1f %% |", 100.0 * s.byComponent().getOrDefault(component, 0L) / s.samples()));
+            }
+            line(md, row.toString());
+        }
+        line(md, "");
+        for (Config c : m.scenario.configs()) {
+            JfrSummary.Summary s = m.jfr.get(c.id());
+            if (s == null || s.samples() == 0) {
+                continue;
+            }
+            StringBuilder top = new StringBuilder();
+            s.topMethods().forEach((method, n) -> top.append(top.length() == 0 ? "" : ", ").append('`').append(method)
+                    .append("` ").append(String.format(Locale.ROOT, "%.1f %%", 100.0 * n / s.samples())));
+            line(md, "- hottest methods, " + c.label() + ": " + top);
+        }
+        line(md, "");
     }
 
     // ------------------------------------------------------------------ JMH

@@ -92,6 +92,18 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** SIGTERM (an orderly JVM exit: shutdown hooks, a JFR recording is written), SIGKILL after 20 s. */
+    void stop() {
+        process.toHandle().destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** SIGKILL to the process and its children (ip netns exec runs java as its child), then waits. */
     @Override
     public void close() {

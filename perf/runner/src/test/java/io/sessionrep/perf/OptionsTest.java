@@ -15,7 +15,7 @@ class OptionsTest {
         assertEquals(List.of("1", "5a", "5b", "jmh"), List.copyOf(o.scenarios));
         assertEquals(3, o.segmentSeconds);
         assertEquals(Options.Profile.QUICK, o.profile);
-        assertEquals(7, Options.parse().segmentSeconds);
+        assertEquals(6, Options.parse().segmentSeconds);
         assertEquals(8, Options.parse("--segment=8").segmentSeconds);
     }
 

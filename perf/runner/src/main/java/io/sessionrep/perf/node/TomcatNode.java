@@ -37,7 +37,9 @@ import java.util.logging.Logger;
  * </ul>
  * Flags: {@code --http-port=N --node-name=NAME --manager=delta|backup --index=I --members=host:port,...}
  * (every member's Tribes receiver, this node's at position I). Prints {@code READY node=<name>
- * http=http://127.0.0.1:<port>/session} once the cluster has every other member.
+ * http=http://127.0.0.1:<port>/session} once serving and, unless it is the first member (index 0), once it
+ * sees every member before it: start the nodes in index order, each after the previous is READY (nodes
+ * started together would each wait DeltaManager's 60 s state transfer timeout for the other).
  */
 public final class TomcatNode {
 
@@ -117,12 +119,12 @@ public final class TomcatNode {
         tomcat.start();
 
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (cluster.getMembers().length < members.size() - 1 && System.nanoTime() < deadline) {
+        while (cluster.getMembers().length < index && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        if (cluster.getMembers().length < members.size() - 1) {
-            System.err.println("startup failed: only " + cluster.getMembers().length + " of " + (members.size() - 1)
-                    + " other members after 60s");
+        if (cluster.getMembers().length < index) {
+            System.err.println("startup failed: only " + cluster.getMembers().length + " of the " + index
+                    + " members started before this one after 60s");
             System.exit(1);
         }
         System.out.println("READY node=" + name + " http=http://127.0.0.1:" + connector.getLocalPort()
