@@ -100,7 +100,7 @@ final class Catalog {
                         tomcat("tomcat-delta", "Tomcat DeltaManager", "delta"),
                         tomcat("tomcat-backup", "Tomcat BackupManager", "backup")),
                 statePoints(), "state", "Tomcat " + org.apache.catalina.util.ServerInfo.getServerNumber()
-                + " embedded (TomcatNode): SimpleTcpCluster, static membership on 127.0.0.1, ReplicationValve, the"
+                + " embedded (TomcatNode; 11.0.27, which the issue names, has no cluster jars on Maven Central): SimpleTcpCluster, static membership on 127.0.0.1, ReplicationValve, the"
                 + " same servlet class; each manager with Tomcat's default send options (DeltaManager asynchronous,"
                 + " BackupManager synchronous acknowledgement). Same JVM options as our nodes.", null));
         return list;

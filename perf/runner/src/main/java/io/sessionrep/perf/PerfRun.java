@@ -62,6 +62,7 @@ public final class PerfRun {
 
     /** Runs everything selected; returns the report's path. */
     Path run() throws Exception {
+        clean();
         Files.createDirectories(raw);
         System.setProperty(NodeCommand.CLASSPATH_PROPERTY, layout.nodeJar().toString());
         Catalog catalog = new Catalog(options, layout);
@@ -90,6 +91,28 @@ public final class PerfRun {
             jmh = new JmhSuite(options, raw.resolve("jmh")).run();
         }
         return report.write(results, jmh);
+    }
+
+    /** A results folder used before: its raw/, report and charts go (a run appends to its raw files). */
+    private void clean() throws IOException {
+        if (!Files.isDirectory(out)) {
+            return;
+        }
+        if (Files.isDirectory(raw)) {
+            try (var files = Files.walk(raw)) {
+                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        try (var files = Files.list(out)) {
+            for (Path p : files.toList()) {
+                String name = p.getFileName().toString();
+                if (name.equals("report.md") || name.endsWith(".png")) {
+                    Files.delete(p);
+                }
+            }
+        }
     }
 
     /** What the scenarios measured (after {@link #run}). */
