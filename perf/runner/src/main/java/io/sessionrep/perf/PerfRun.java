@@ -35,6 +35,8 @@ public final class PerfRun {
     private int segmentsDone;
     private int segmentsPlanned;
     private final List<Measurements> results = new ArrayList<>();
+    /** Targets running now: a shutdown hook stops them (and removes scenario 4's namespaces) on Ctrl-C. */
+    private final List<Target> running = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     PerfRun(Options options, Layout layout) {
         this.options = options;
@@ -62,6 +64,20 @@ public final class PerfRun {
 
     /** Runs everything selected; returns the report's path. */
     Path run() throws Exception {
+        Thread hook = new Thread(() -> running.forEach(Target::close), "perf-run-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return runAll();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook runs
+            }
+        }
+    }
+
+    private Path runAll() throws Exception {
         clean();
         Files.createDirectories(raw);
         System.setProperty(NodeCommand.CLASSPATH_PROPERTY, layout.nodeJar().toString());
@@ -137,7 +153,9 @@ public final class PerfRun {
         try {
             for (Config config : scenario.configs()) {
                 System.out.println("-- starting " + config.id() + ": " + config.label());
-                targets.put(config.id(), config.starter().start(dir.resolve("logs").resolve(config.id())));
+                Target target = config.starter().start(dir.resolve("logs").resolve(config.id()));
+                targets.put(config.id(), target);
+                running.add(target);
             }
             Point warm = scenario.points().get(scenario.points().size() / 2);
             for (Config config : scenario.configs()) {
@@ -162,6 +180,7 @@ public final class PerfRun {
         } finally {
             for (Target t : targets.values()) {
                 t.close();
+                running.remove(t);
             }
         }
         for (Config config : scenario.configs()) {
