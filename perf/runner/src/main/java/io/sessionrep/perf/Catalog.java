@@ -81,8 +81,10 @@ final class Catalog {
                 "colocated: two PerfNode JVMs on 127.0.0.1 with the same machine-id. distributed: the same two JVMs in"
                         + " separate network namespaces (one \"machine\" each, machine-id host-a/host-b), replicating over a"
                         + " veth link shaped by tbf to " + options.netRate + ", with " + options.netDelay + " of emulated"
-                        + " one-way latency from JGroups' DELAY protocol (out_delay_nanos, inserted above TCP in each node;"
-                        + " this kernel has no netem qdisc). The load driver reaches each node over its own veth link."
+                        + " one-way latency added in JGroups: a constant-delay protocol inserted above TCP in each node"
+                        + " (this kernel has no netem qdisc; JGroups' own DELAY was not used because its sender thread"
+                        + " spins: in a first run it took 86 % of the node's CPU samples). The load driver reaches each"
+                        + " node over its own veth link."
                         + " Both configurations share the same 2 cores: namespaces separate the network, not the CPUs.",
                 netnsSkip == null ? null : "network namespaces unavailable: " + netnsSkip));
         list.add(new Scenario("5a", "Large session sizes", "replication off vs async: session size sweep (2 nodes)",

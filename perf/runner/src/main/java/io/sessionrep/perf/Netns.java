@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * benchmarks) that no address or route of this host already uses: the addresses exist only on these links.
  * The replication link's two ends get a token-bucket qdisc ({@code tbf}) at the configured rate (the
  * study's 1 Gb replication network); latency is not shaped here (no {@code netem} in this kernel) but
- * by JGroups' DELAY in the nodes (PerfNode {@code --net-delay}). Needs root and iproute2.
+ * in the nodes' JGroups stacks (PerfNode {@code --net-delay}). Needs root and iproute2.
  */
 final class Netns implements AutoCloseable {
 

@@ -18,7 +18,7 @@ import java.util.Set;
  * --rounds=N              A/B rounds per point (default 2: A B A B)
  * --run=NAME              results folder perf/results/NAME (default the start time, yyyyMMdd-HHmm)
  * --out=DIR               results folder DIR instead (the integration test writes under target/)
- * --net-delay=200us       scenario 4: one-way replication latency of the distributed nodes (JGroups DELAY)
+ * --net-delay=200us       scenario 4: one-way replication latency of the distributed nodes (in their JGroups stacks)
  * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
  * --no-dashboards         skip the JMeter HTML dashboards
  * --jfr                   record every node with JFR and summarize where its CPU time goes

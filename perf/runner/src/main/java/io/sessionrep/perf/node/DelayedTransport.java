@@ -6,7 +6,6 @@ import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.jgroups.JChannel;
-import org.jgroups.protocols.DELAY;
 import org.jgroups.protocols.TCP;
 import org.jgroups.stack.ProtocolStack;
 
@@ -16,11 +15,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A {@link JGroupsTransport} whose channel gets JGroups' {@link DELAY} protocol above TCP once it has
- * joined: every message this node sends (replication updates, acknowledgements, JGroups' own traffic)
- * waits {@code out_delay_nanos} in DELAY's queue before it reaches the socket. Not blocking: DELAY queues
- * outgoing messages and one thread sends them when due, in order. With DELAY on both nodes a round trip
- * (a sync acknowledgement) pays the delay twice.
+ * A {@link JGroupsTransport} whose channel gets a {@link ConstantDelay} protocol right above TCP once it
+ * has joined: every message this node sends (replication updates, acknowledgements, JGroups' own traffic)
+ * reaches the socket {@code delay} later, in order, without blocking the sender. With the delay on both
+ * nodes a round trip (a sync acknowledgement) pays it twice.
  *
  * <p>Measurement only: the product has no hook for extra protocols, so the channel is reached by
  * reflection (its field {@code channel}).
@@ -43,16 +41,15 @@ final class DelayedTransport implements ReplicationTransport {
             field.setAccessible(true);
             JChannel channel = (JChannel) field.get(delegate);
             ProtocolStack stack = channel.getProtocolStack();
-            DELAY protocol = new DELAY();
-            protocol.setOutDelayNanos(Math.toIntExact(delay.toNanos()));
+            ConstantDelay protocol = new ConstantDelay(delay.toNanos());
             protocol.setProtocolStack(stack);
             protocol.init(); // starts the thread that sends delayed messages
             stack.insertProtocol(protocol, ProtocolStack.Position.ABOVE, TCP.class);
-            System.err.println("DELAY inserted above TCP: out_delay_nanos=" + delay.toNanos() + "; stack "
+            System.err.println("ConstantDelay (" + delay.toNanos() / 1000 + " us) inserted above TCP; stack "
                     + stack.printProtocolSpec(false));
         } catch (Exception e) {
             delegate.close();
-            throw new TransportException("cannot insert JGroups DELAY: " + e, e);
+            throw new TransportException("cannot insert the delay protocol: " + e, e);
         }
     }
 

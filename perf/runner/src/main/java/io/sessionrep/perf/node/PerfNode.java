@@ -20,10 +20,10 @@ import java.util.function.Function;
  * <ul>
  *   <li>{@code --http-host=ADDR}: HTTP on that address instead of 127.0.0.1, so a node inside a network
  *       namespace is reachable from the load driver outside it;</li>
- *   <li>{@code --net-delay=DURATION} (e.g. {@code 200us}): JGroups' DELAY protocol in the node's stack,
- *       right above the TCP transport, holding every outgoing replication message for that long (see
- *       {@link DelayedTransport}). The kernel here has no netem qdisc, so this is the emulated network
- *       latency of the "distributed" configuration.</li>
+ *   <li>{@code --net-delay=DURATION} (e.g. {@code 200us}): a constant-delay protocol in the node's JGroups
+ *       stack, right above the TCP transport, holding every outgoing replication message for that long
+ *       (see {@link DelayedTransport}, {@link ConstantDelay}). The kernel here has no netem qdisc, so this
+ *       is the emulated network latency of the "distributed" configuration.</li>
  * </ul>
  * Every other flag is NodeLauncher's ({@link LauncherOptions}). Prints {@code READY node=<name>
  * http=http://<host>:<port>/session} once serving.
