@@ -1,0 +1,206 @@
+package io.sessionrep.perf;
+
+import io.sessionrep.perf.Scenario.Config;
+import io.sessionrep.perf.Scenario.Point;
+import io.sessionrep.perf.node.PerfNode;
+import io.sessionrep.perf.node.TomcatNode;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The scenarios of SPEC section 6 and how each configuration is started. */
+final class Catalog {
+
+    /** Node JVMs: a heap large enough that GC is no distraction (as in the study), small enough for 8 JVMs. */
+    static final List<String> NODE_JVM_ARGS = List.of("-Xms1g", "-Xmx1g", "-Xmn512m", "-XX:MetaspaceSize=128m", "-XX:+UseSerialGC",
+            "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true");
+
+    private final Options options;
+    private final Layout layout;
+
+    Catalog(Options options, Layout layout) {
+        this.options = options;
+        this.layout = layout;
+    }
+
+    /** The load points of the charts "response time against state size": 1 KiB to 500 KiB, 5 threads. */
+    List<Point> statePoints() {
+        return switch (options.profile) {
+            case SMOKE -> List.of(new Point(5, 2, 5));
+            case QUICK -> List.of(new Point(5, 1, 1), new Point(5, 5, 10));
+            case FULL -> List.of(new Point(5, 1, 1), new Point(5, 2, 5), new Point(5, 5, 10), new Point(5, 10, 20),
+                    new Point(5, 10, 50));
+        };
+    }
+
+    List<Point> sizeSweep() {
+        return switch (options.profile) {
+            case SMOKE -> List.of(new Point(5, 1, 1));
+            case QUICK -> List.of(new Point(5, 1, 1), new Point(5, 10, 50));
+            case FULL -> List.of(new Point(5, 1, 1), new Point(5, 10, 1), new Point(5, 10, 5), new Point(5, 10, 10),
+                    new Point(5, 10, 25), new Point(5, 10, 50));
+        };
+    }
+
+    List<Point> concurrencySweep() {
+        return switch (options.profile) {
+            case SMOKE -> List.of(new Point(5, 1, 1));
+            case QUICK -> List.of(new Point(5, 1, 1), new Point(50, 1, 1));
+            case FULL -> List.of(new Point(5, 1, 1), new Point(25, 1, 1), new Point(50, 1, 1), new Point(100, 1, 1),
+                    new Point(200, 1, 1));
+        };
+    }
+
+    List<Scenario> all() {
+        List<Scenario> list = new ArrayList<>();
+        list.add(new Scenario("1", "The cost of replication", "replication off vs async, write-quota 1 (2 nodes)",
+                List.of(jetty("off", "replication off", 2, false, Map.of()),
+                        jetty("async-wq1", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
+                statePoints(), "state", "Two Jetty nodes on 127.0.0.1, the threads spread over both (each node primary"
+                + " for its users' sessions, backup of the other's).", null));
+        list.add(new Scenario("2", "Asynchronous and synchronous replication", "async vs sync, write-quota 1 (2 nodes)",
+                List.of(jetty("async", "async", 2, true, Map.of("replication-mode", "async", "write-quota", "1")),
+                        jetty("sync", "sync", 2, true, Map.of("replication-mode", "sync", "write-quota", "1"))),
+                statePoints(), "state", "sync: the request waits for the first backup's acknowledgement (sync-timeout 500ms).", null));
+        list.add(new Scenario("3", "Quota or number of replication targets", "write-quota 1 vs 2 (4 nodes, async)",
+                List.of(jetty("wq1", "write-quota 1", 4, true, Map.of("replication-mode", "async", "write-quota", "1")),
+                        jetty("wq2", "write-quota 2", 4, true, Map.of("replication-mode", "async", "write-quota", "2"))),
+                statePoints(), "state", "Four Jetty nodes on 127.0.0.1 per configuration, the threads spread over all four.", null));
+        String netnsSkip = Netns.unavailableReason();
+        list.add(new Scenario("4", "Distributed vs co-located JVMs", "two nodes colocated vs distributed (async, write-quota 1)",
+                List.of(perfNodes("colocated", "colocated (127.0.0.1, no delay)", false),
+                        perfNodes("distributed", "distributed (namespaces, " + options.netDelay + " delay, " + options.netRate + ")", true)),
+                statePoints(), "state",
+                "colocated: two PerfNode JVMs on 127.0.0.1 with the same machine-id. distributed: the same two JVMs in"
+                        + " separate network namespaces (one \"machine\" each, machine-id host-a/host-b), replicating over a"
+                        + " veth link shaped by tbf to " + options.netRate + ", with " + options.netDelay + " of emulated"
+                        + " one-way latency added in JGroups: a constant-delay protocol inserted above TCP in each node"
+                        + " (this kernel has no netem qdisc; JGroups' own DELAY was not used because its sender thread"
+                        + " spins: in a first run it took 86 % of the node's CPU samples). The load driver reaches each"
+                        + " node over its own veth link."
+                        + " Both configurations share the same 2 cores: namespaces separate the network, not the CPUs.",
+                netnsSkip == null ? null : "network namespaces unavailable: " + netnsSkip));
+        list.add(new Scenario("5a", "Large session sizes", "replication off vs async: session size sweep (2 nodes)",
+                List.of(jetty("off", "replication off", 2, false, Map.of()),
+                        jetty("async", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
+                sizeSweep(), "state", "number x size from 1x1 KiB to 10x50 KiB, 5 threads.", null));
+        list.add(new Scenario("5b", "High load", "replication off vs async: concurrency sweep (2 nodes)",
+                List.of(jetty("off", "replication off", 2, false, Map.of()),
+                        jetty("async", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
+                concurrencySweep(), "threads", "Concurrent users (threads, no think time) with 1x1 KiB sessions, as the study's"
+                + " \"High Load Scenarios\".", null));
+        list.add(new Scenario("6", "Tomcat's own cluster managers", "sessionrep vs Tomcat DeltaManager vs BackupManager (2 nodes)",
+                List.of(jetty("sessionrep", "sessionrep async, write-quota 1 (Jetty)", 2, true,
+                                Map.of("replication-mode", "async", "write-quota", "1")),
+                        tomcat("tomcat-delta", "Tomcat DeltaManager", "delta"),
+                        tomcat("tomcat-backup", "Tomcat BackupManager", "backup")),
+                statePoints(), "state", "Tomcat " + org.apache.catalina.util.ServerInfo.getServerNumber()
+                + " embedded (TomcatNode; 11.0.27, which the issue names, has no cluster jars on Maven Central): SimpleTcpCluster, static membership on 127.0.0.1, ReplicationValve, the"
+                + " same servlet class; each manager with Tomcat's default send options (DeltaManager asynchronous,"
+                + " BackupManager synchronous acknowledgement). Same JVM options as our nodes.", null));
+        return list;
+    }
+
+    private Config jetty(String id, String label, int nodes, boolean replication, Map<String, String> options) {
+        return new Config(id, label, logDir -> JettyTarget.start(nodes, replication, options, jvmArgs(logDir), logDir,
+                System.out, this.options.jfr));
+    }
+
+    /**
+     * The node JVM options, plus a GC log per JVM in logDir (the report sums the pauses) and, with --jfr, a
+     * recording dumped into logDir/jfr/ when the node stops.
+     */
+    private List<String> jvmArgs(java.nio.file.Path logDir) throws IOException {
+        java.nio.file.Files.createDirectories(logDir);
+        List<String> args = new ArrayList<>(NODE_JVM_ARGS);
+        args.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
+        if (options.jfr) {
+            java.nio.file.Path jfr = java.nio.file.Files.createDirectories(logDir.resolve("jfr"));
+            args.add("-XX:StartFlightRecording=dumponexit=true,settings=default,filename=" + jfr + "/");
+        }
+        return args;
+    }
+
+    private Config perfNodes(String id, String label, boolean distributed) {
+        return new Config(id, label, logDir -> {
+            String cluster = "perf-" + id + "-" + ProcessHandle.current().pid();
+            List<ProcessTarget.NodeSpec> specs = new ArrayList<>();
+            if (!distributed) {
+                int[] ports = freePorts(2);
+                for (int i = 0; i < 2; i++) {
+                    String name = "node-" + (char) ('a' + i);
+                    specs.add(new ProcessTarget.NodeSpec(name, perfNode(List.of(), jvmArgs(logDir), name, "host-1", cluster,
+                            "127.0.0.1", "127.0.0.1", ports[i], "127.0.0.1:" + ports[1 - i], 0, "0")));
+                }
+                return ProcessTarget.start(specs, logDir, false, options.jfr, null);
+            }
+            Netns netns = Netns.create(options.netRate);
+            try {
+                specs.add(new ProcessTarget.NodeSpec("node-a", perfNode(Netns.exec(Netns.NS_A), jvmArgs(logDir), "node-a", "host-a", cluster,
+                        netns.httpA, netns.replA, 7800, netns.replB + ":7800", 8080, options.netDelay)));
+                specs.add(new ProcessTarget.NodeSpec("node-b", perfNode(Netns.exec(Netns.NS_B), jvmArgs(logDir), "node-b", "host-b", cluster,
+                        netns.httpB, netns.replB, 7800, netns.replA + ":7800", 8080, options.netDelay)));
+                return ProcessTarget.start(specs, logDir, false, options.jfr, netns::close);
+            } catch (Exception | Error e) {
+                netns.close();
+                throw e;
+            }
+        });
+    }
+
+    private List<String> perfNode(List<String> prefix, List<String> jvmArgs, String name, String machine, String cluster, String httpHost,
+                                  String bindAddress, int bindPort, String peers, int httpPort, String delay) {
+        List<String> c = new ArrayList<>(prefix);
+        c.add(JMeterDriver.javaExecutable());
+        c.addAll(jvmArgs);
+        c.addAll(List.of("-cp", layout.perfNodeClasspath(), PerfNode.class.getName(),
+                "--http-host=" + httpHost, "--http-port=" + httpPort, "--net-delay=" + delay,
+                "--node-name=" + name, "--machine-id=" + machine, "--cluster-name=" + cluster, "--discovery=static",
+                "--bind-address=" + bindAddress, "--bind-port=" + bindPort, "--peers=" + peers,
+                "--replication-mode=async", "--write-quota=1"));
+        return c;
+    }
+
+    private Config tomcat(String id, String label, String manager) {
+        return new Config(id, label, logDir -> {
+            int[] ports = freePorts(2);
+            String members = "127.0.0.1:" + ports[0] + ",127.0.0.1:" + ports[1];
+            List<ProcessTarget.NodeSpec> specs = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                String name = "node-" + (char) ('a' + i);
+                List<String> c = new ArrayList<>();
+                c.add(JMeterDriver.javaExecutable());
+                c.addAll(jvmArgs(logDir));
+                c.addAll(List.of("-cp", layout.tomcatClasspath(), TomcatNode.class.getName(), "--http-port=0",
+                        "--node-name=" + name, "--manager=" + manager, "--index=" + i, "--members=" + members));
+                specs.add(new ProcessTarget.NodeSpec(name, c));
+            }
+            return ProcessTarget.start(specs, logDir, false, options.jfr, null);
+        });
+    }
+
+    /** Distinct free TCP ports on 127.0.0.1 (free when asked). */
+    static int[] freePorts(int count) {
+        Set<Integer> seen = new HashSet<>();
+        int[] ports = new int[count];
+        for (int i = 0; i < count; i++) {
+            int port;
+            do {
+                try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    port = s.getLocalPort();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            } while (!seen.add(port) || port > 65_000 - 200);
+            ports[i] = port;
+        }
+        return ports;
+    }
+}

@@ -1,0 +1,64 @@
+package io.sessionrep.perf;
+
+import io.sessionrep.perf.Samples.Sample;
+import io.sessionrep.perf.Samples.Stats;
+import io.sessionrep.perf.Scenario.Point;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What one scenario measured: per configuration and point, every round's steady-state statistics. */
+final class Measurements {
+
+    /** One configuration at one point: the rounds, and all their steady samples together. */
+    static final class Cell {
+        final List<Stats> rounds = new ArrayList<>();
+        private final List<Sample> steady = new ArrayList<>();
+        private double seconds;
+
+        void add(List<Sample> samples, double span) {
+            rounds.add(Stats.of(samples, span));
+            for (Sample s : samples) {
+                steady.add(new Sample(s.start(), s.elapsed(), s.label().equals("process") ? "process" : "", s.ok(), null));
+            }
+            seconds += span;
+        }
+
+        /** All rounds together: mean and percentiles over every steady sample, throughput = samples / time. */
+        Stats combined() {
+            return Stats.of(steady, seconds);
+        }
+    }
+
+    final Scenario scenario;
+    final Map<String, Map<Point, Cell>> cells = new LinkedHashMap<>();
+    final List<String> problems = new ArrayList<>();
+    /** Per configuration, with --jfr: where the nodes' CPU time went. */
+    final Map<String, JfrSummary.Summary> jfr = new LinkedHashMap<>();
+    /** Per configuration: GC pauses of its node JVMs over the whole scenario. */
+    final Map<String, GcSummary> gc = new LinkedHashMap<>();
+    String failure;
+    String loadBefore;
+    String loadAfter;
+
+    Measurements(Scenario scenario) {
+        this.scenario = scenario;
+        for (Scenario.Config c : scenario.configs()) {
+            Map<Point, Cell> byPoint = new LinkedHashMap<>();
+            for (Point p : scenario.points()) {
+                byPoint.put(p, new Cell());
+            }
+            cells.put(c.id(), byPoint);
+        }
+    }
+
+    Cell cell(String config, Point point) {
+        return cells.get(config).get(point);
+    }
+
+    boolean hasData() {
+        return cells.values().stream().flatMap(m -> m.values().stream()).anyMatch(c -> !c.rounds.isEmpty());
+    }
+}

@@ -1,0 +1,123 @@
+package io.sessionrep.perf;
+
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The runner's command line ({@code perf/run.sh [flags]}).
+ * <pre>
+ * --quick                 short segments and two points per chart (development)
+ * --smoke                 the bounded run of the integration test: tiny segments, one point
+ * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 jmh; default all
+ * --segment=SECONDS       length of one measured segment (default 6 full, 3 quick, 2 smoke)
+ * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 1 smoke)
+ * --rounds=N              A/B rounds per point (default 2: A B A B)
+ * --run=NAME              results folder perf/results/NAME (default the start time, yyyyMMdd-HHmm)
+ * --out=DIR               results folder DIR instead (the integration test writes under target/)
+ * --net-delay=200us       scenario 4: one-way replication latency of the distributed nodes (in their JGroups stacks)
+ * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
+ * --no-dashboards         skip the JMeter HTML dashboards
+ * --jfr                   record every node with JFR and summarize where its CPU time goes
+ * </pre>
+ */
+final class Options {
+
+    enum Profile { FULL, QUICK, SMOKE }
+
+    Profile profile = Profile.FULL;
+    Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5a", "5b", "6", "jmh"));
+    int segmentSeconds = -1;
+    int warmupSeconds = -1;
+    int rounds = 2;
+    String run = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
+    String netDelay = "200us";
+    String netRate = "1gbit";
+    boolean dashboards = true;
+    String out;
+    boolean jfr;
+    List<String> commandLine = new ArrayList<>();
+
+    static Options parse(String... args) {
+        Options o = new Options();
+        o.commandLine = List.of(args);
+        for (String arg : args) {
+            String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
+            if (arg.equals("--quick")) {
+                o.profile = Profile.QUICK;
+            } else if (arg.equals("--smoke")) {
+                o.profile = Profile.SMOKE;
+            } else if (arg.startsWith("--scenarios=")) {
+                o.scenarios = new LinkedHashSet<>();
+                for (String s : value.split(",")) {
+                    String id = s.trim().toLowerCase();
+                    if (id.equals("5")) {
+                        o.scenarios.add("5a");
+                        o.scenarios.add("5b");
+                    } else if (List.of("1", "2", "3", "4", "5a", "5b", "6", "jmh").contains(id)) {
+                        o.scenarios.add(id);
+                    } else {
+                        throw new IllegalArgumentException("--scenarios: '" + s + "' is not allowed; expected 1,2,3,4,5,5a,5b,6,jmh");
+                    }
+                }
+            } else if (arg.startsWith("--segment=")) {
+                o.segmentSeconds = positive("segment", value);
+            } else if (arg.startsWith("--warmup=")) {
+                o.warmupSeconds = Integer.parseInt(value);
+            } else if (arg.startsWith("--rounds=")) {
+                o.rounds = positive("rounds", value);
+            } else if (arg.startsWith("--run=")) {
+                o.run = value;
+            } else if (arg.startsWith("--out=")) {
+                o.out = value;
+            } else if (arg.startsWith("--net-delay=")) {
+                o.netDelay = value;
+            } else if (arg.startsWith("--net-rate=")) {
+                o.netRate = value;
+            } else if (arg.equals("--jfr")) {
+                o.jfr = true;
+            } else if (arg.equals("--no-dashboards")) {
+                o.dashboards = false;
+            } else if (arg.equals("--help") || arg.equals("-h")) {
+                throw new IllegalArgumentException("help");
+            } else {
+                throw new IllegalArgumentException("unknown flag '" + arg + "'");
+            }
+        }
+        if (o.segmentSeconds < 0) {
+            o.segmentSeconds = switch (o.profile) {
+                case FULL -> 6;
+                case QUICK -> 3;
+                case SMOKE -> 2;
+            };
+        }
+        if (o.warmupSeconds < 0) {
+            o.warmupSeconds = switch (o.profile) {
+                case FULL -> 8;
+                case QUICK -> 3;
+                case SMOKE -> 1;
+            };
+        }
+        return o;
+    }
+
+    private static int positive(String name, String value) {
+        int n = Integer.parseInt(value);
+        if (n < 1) {
+            throw new IllegalArgumentException("--" + name + ": " + value + " is not allowed; expected 1 or more");
+        }
+        return n;
+    }
+
+    static String usage() {
+        return """
+                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,jmh] [--segment=S] [--warmup=S]
+                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr]
+                Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
+                perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
+                """;
+    }
+}

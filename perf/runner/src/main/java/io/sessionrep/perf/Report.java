@@ -1,0 +1,431 @@
+package io.sessionrep.perf;
+
+import io.sessionrep.perf.Samples.Stats;
+import io.sessionrep.perf.Scenario.Config;
+import io.sessionrep.perf.Scenario.Point;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/** perf/results/RUN/report.md: method, targets (met or missed by how much), one section per scenario, JMH. */
+final class Report {
+
+    private final Options options;
+    private final Path dir;
+    private final Instant started;
+    private final String loadAtStart;
+
+    Report(Options options, Path dir, Instant started) {
+        this.options = options;
+        this.dir = dir;
+        this.started = started;
+        this.loadAtStart = loadAverage();
+    }
+
+    /** Writes (or rewrites) the report and its charts; returns report.md's path. */
+    Path write(List<Measurements> results, JmhSuite.Results jmh) throws IOException {
+        Files.createDirectories(dir);
+        StringBuilder md = new StringBuilder();
+        boolean complete = jmh != null || !options.scenarios.contains("jmh");
+        line(md, "# sessionrep performance report: " + options.run);
+        line(md, "");
+        if (!complete) {
+            line(md, "**Partial: the run is still going (or stopped early).**");
+            line(md, "");
+        }
+        header(md, results);
+        targets(md, results, jmh);
+        for (Measurements m : results) {
+            scenario(md, m);
+        }
+        if (jmh != null) {
+            jmh(md, jmh);
+        }
+        files(md, results);
+        Path report = dir.resolve("report.md");
+        Files.writeString(report, md.toString(), StandardCharsets.UTF_8);
+        return report;
+    }
+
+    // ------------------------------------------------------------------ header
+
+    private void header(StringBuilder md, List<Measurements> results) {
+        Duration took = Duration.between(started, Instant.now());
+        line(md, "| | |");
+        line(md, "| --- | --- |");
+        line(md, "| started | " + DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(started.atOffset(ZoneOffset.UTC).withNano(0)) + " UTC |");
+        line(md, "| duration | " + PerfRun.clock(took.toSeconds()) + " |");
+        line(md, "| command | `perf/run.sh " + String.join(" ", options.commandLine) + "` (profile " + options.profile.name().toLowerCase(Locale.ROOT) + ") |");
+        line(md, "| machine | " + machine() + " |");
+        line(md, "| load average (1, 5, 15 min) | at start " + loadAtStart + ", now " + loadAverage() + " |");
+        line(md, "| JVM | " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " |");
+        line(md, "| node JVMs | `" + String.join(" ", Catalog.NODE_JVM_ARGS) + "` |");
+        line(md, "| load driver | Apache JMeter 5.6.3 (Maven Central), one JVM for the run: `" + String.join(" ", JMeterDriver.JVM_ARGS) + "` |");
+        line(md, "| segments | " + options.segmentSeconds + " s each, " + options.rounds + " rounds per point (A/B/A/B), "
+                + options.warmupSeconds + " s unmeasured warm-up per configuration; first 20 % of each segment's samples discarded |");
+        line(md, "");
+        line(md, "Method (SPEC section 6, the study's appendix C): `perf/plans/session-study.jmx`, every thread loops"
+                + " initialize, process x4, destroy against the test servlet, no think time, its own cookies (cleared"
+                + " every iteration: a new session per iteration); threads spread round robin over the nodes. Every"
+                + " configuration of a scenario runs at the same time (started once), and each load point is measured"
+                + " configuration after configuration, round after round, so a slow phase of this shared machine hits all"
+                + " of them. Mean, percentiles and throughput are over the steady samples of all rounds (all three"
+                + " request kinds together, as the study averaged its .jtl files); \"mean per round\" shows how much two"
+                + " rounds of the same configuration differ, which is the noise floor for every ratio below. JMeter"
+                + " records whole milliseconds, so percentiles of 1-2 ms requests are coarse.");
+        line(md, "");
+        line(md, "Much shorter than the study (seconds per point instead of 10k-20k iterations per thread), on a 2-core"
+                + " machine shared by the load driver, every node, and other work: ratios are more trustworthy than"
+                + " absolute values.");
+        line(md, "");
+    }
+
+    private static String machine() {
+        String cpu = "?";
+        String mem = "?";
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (l.startsWith("model name")) {
+                    cpu = l.substring(l.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+            for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (l.startsWith("MemTotal")) {
+                    long kb = Long.parseLong(l.replaceAll("\\D", ""));
+                    mem = String.format(Locale.ROOT, "%.0f GiB", kb / 1024.0 / 1024.0);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: leave ?
+        }
+        String kernel = "?";
+        try {
+            kernel = Files.readString(Path.of("/proc/sys/kernel/osrelease")).trim();
+        } catch (IOException e) {
+            // ignore
+        }
+        return Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), " + mem + ", Linux " + kernel;
+    }
+
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + ", " + f[1] + ", " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    // ------------------------------------------------------------------ targets
+
+    private record Verdict(String target, String goal, String measured, Boolean met) {
+    }
+
+    private void targets(StringBuilder md, List<Measurements> results, JmhSuite.Results jmh) {
+        List<Verdict> v = new ArrayList<>();
+        Measurements s1 = find(results, "1");
+        v.add(ratio(s1, "async-wq1", "off", Stats::mean, 1.25, true,
+                "async write-quota 1: mean response time", "<= 1.25x replication off"));
+        v.add(ratio(s1, "async-wq1", "off", Stats::throughput, 0.8, false,
+                "async write-quota 1: throughput", ">= 0.8x replication off"));
+        v.add(ratio(find(results, "2"), "sync", "async", Stats::mean, 1.3, true,
+                "sync: mean response time", "<= 1.3x async"));
+        v.add(ratio(find(results, "3"), "wq2", "wq1", Stats::mean, 1.1, true,
+                "write-quota 2: mean response time", "<= 1.1x write-quota 1 (4 nodes)"));
+        Measurements s6 = find(results, "6");
+        for (String tomcat : List.of("tomcat-delta", "tomcat-backup")) {
+            String name = tomcat.equals("tomcat-delta") ? "DeltaManager" : "BackupManager";
+            v.add(ratio(s6, "sessionrep", tomcat, Stats::throughput, 1.5, false,
+                    "throughput vs Tomcat " + name, ">= 1.5x Tomcat " + name));
+            v.add(ratio(s6, "sessionrep", tomcat, s -> s.p99(), 1.0, true,
+                    "p99 vs Tomcat " + name, "lower than Tomcat " + name + " (ratio < 1)"));
+        }
+        v.add(requestEnd(jmh));
+        v.add(wire(jmh));
+        line(md, "## Targets");
+        line(md, "");
+        line(md, "Benchmark goals of issue #6 (recorded here, not asserted by tests). A ratio target is met only if it"
+                + " holds at every load point of its scenario; the worst point is shown.");
+        line(md, "");
+        line(md, "| target | goal | measured | verdict |");
+        line(md, "| --- | --- | --- | --- |");
+        for (Verdict x : v) {
+            String verdict = x.met == null ? "not measured" : x.met ? "**met**" : "**missed**";
+            line(md, "| " + x.target + " | " + x.goal + " | " + x.measured + " | " + verdict + " |");
+        }
+        line(md, "");
+    }
+
+    private static Measurements find(List<Measurements> results, String id) {
+        return results.stream().filter(m -> m.scenario.id().equals(id)).findFirst().orElse(null);
+    }
+
+    /**
+     * config/reference of a metric at every point; {@code upper}: the ratio must stay at or below the
+     * limit (strictly below when the limit is 1.0, "lower than"), else at or above.
+     */
+    private static Verdict ratio(Measurements m, String config, String reference, ToDoubleFunction<Stats> metric,
+                                 double limit, boolean upper, String target, String goal) {
+        if (m == null || !m.hasData()) {
+            return new Verdict(target, goal, m == null ? "scenario not run" : m.failure, null);
+        }
+        double worst = upper ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        Point worstPoint = null;
+        int missed = 0;
+        int points = 0;
+        StringBuilder all = new StringBuilder();
+        for (Point p : m.scenario.points()) {
+            Measurements.Cell a = m.cell(config, p);
+            Measurements.Cell b = m.cell(reference, p);
+            if (a.rounds.isEmpty() || b.rounds.isEmpty()) {
+                continue;
+            }
+            double r = metric.applyAsDouble(a.combined()) / metric.applyAsDouble(b.combined());
+            points++;
+            boolean ok = upper ? (limit == 1.0 ? r < limit : r <= limit) : r >= limit;
+            if (!ok) {
+                missed++;
+            }
+            all.append(all.length() == 0 ? "" : ", ").append(fmt(r)).append("x");
+            if (upper ? r > worst : r < worst) {
+                worst = r;
+                worstPoint = p;
+            }
+        }
+        if (points == 0) {
+            return new Verdict(target, goal, "no data", null);
+        }
+        String measured = "worst " + fmt(worst) + "x at " + worstPoint.label() + " (all points: " + all + ")";
+        if (missed > 0) {
+            double by = upper ? (worst / limit - 1) * 100 : (1 - worst / limit) * 100;
+            measured += "; missed at " + missed + " of " + points + " points, worst by " + fmt(by) + " %";
+        }
+        return new Verdict(target, goal, measured, missed == 0);
+    }
+
+    private static Verdict requestEnd(JmhSuite.Results jmh) {
+        String target = "request-end cost on the request thread, async, 10 KiB delta";
+        String goal = "<= 20 us median";
+        if (jmh == null) {
+            return new Verdict(target, goal, "JMH not run", null);
+        }
+        for (JmhSuite.Row r : jmh.rows()) {
+            if (r.benchmark().startsWith("RequestEndBenchmark") && r.params().contains("mode=async")
+                    && r.params().contains("deltaKiB=10,")) {
+                boolean met = r.p50() <= 20;
+                String measured = "median " + fmt(r.p50()) + " us, p99 " + fmt(r.p99()) + " us (JMH, JGroups on loopback)"
+                        + (met ? "" : "; missed by " + fmt((r.p50() / 20 - 1) * 100) + " %");
+                return new Verdict(target, goal, measured, met);
+            }
+        }
+        return new Verdict(target, goal, "no result", null);
+    }
+
+    private static Verdict wire(JmhSuite.Results jmh) {
+        String target = "bytes sent per process request";
+        String goal = "<= 1.2x modified attribute bytes + 200 B";
+        if (jmh == null || jmh.wire().isEmpty()) {
+            return new Verdict(target, goal, "JMH not run", null);
+        }
+        StringBuilder measured = new StringBuilder();
+        boolean met = true;
+        double worstOver = 0;
+        for (JmhSuite.Wire w : jmh.wire()) {
+            double limit = 1.2 * w.modifiedBytes() + 200;
+            if (w.bytes() > limit) {
+                met = false;
+                worstOver = Math.max(worstOver, (w.bytes() / limit - 1) * 100);
+            }
+            measured.append(measured.length() == 0 ? "" : "; ").append(w.shape()).append(" KiB: ")
+                    .append(String.format(Locale.ROOT, "%,.0f B for %,d B modified (%.3fx + %,.0f B)", w.bytes(),
+                            w.modifiedBytes(), w.bytes() / w.modifiedBytes(), w.bytes() - w.modifiedBytes()));
+        }
+        if (!met) {
+            measured.append("; missed by up to ").append(fmt(worstOver)).append(" %");
+        }
+        return new Verdict(target, goal, measured.toString(), met);
+    }
+
+    // ------------------------------------------------------------------ scenarios
+
+    private void scenario(StringBuilder md, Measurements m) throws IOException {
+        Scenario s = m.scenario;
+        line(md, "## Scenario " + s.id() + ": " + s.title());
+        line(md, "");
+        line(md, "*" + s.question() + ".* " + s.notes());
+        line(md, "");
+        if (m.failure != null) {
+            line(md, "**" + m.failure + "**");
+            line(md, "");
+        }
+        if (!m.hasData()) {
+            return;
+        }
+        line(md, "Load average before " + m.loadBefore + ", after " + (m.loadAfter == null ? "?" : m.loadAfter) + ".");
+        line(md, "");
+        line(md, "![mean response time](" + Charts.responseTime(m, dir) + ") ![throughput](" + Charts.throughput(m, dir) + ")");
+        if (s.id().equals("6") || s.id().equals("5b")) {
+            line(md, "![p99](" + Charts.p99(m, dir) + ")");
+        }
+        line(md, "");
+        String ref = s.configs().get(0).id();
+        line(md, "| load point | configuration | samples | mean ms | p50 | p90 | p99 | req/s | errors | mean per round | mean vs " + ref + " |");
+        line(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
+        for (Point p : s.points()) {
+            Stats base = m.cell(ref, p).rounds.isEmpty() ? null : m.cell(ref, p).combined();
+            for (Config c : s.configs()) {
+                Measurements.Cell cell = m.cell(c.id(), p);
+                if (cell.rounds.isEmpty()) {
+                    continue;
+                }
+                Stats st = cell.combined();
+                StringBuilder rounds = new StringBuilder();
+                for (Stats r : cell.rounds) {
+                    rounds.append(rounds.length() == 0 ? "" : " / ").append(fmt(r.mean()));
+                }
+                String vs = base == null || c.id().equals(ref) ? "" : fmt(st.mean() / base.mean()) + "x";
+                line(md, String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %d | %d | %d | %,.0f | %d | %s | %s |",
+                        p.label(), c.label(), st.count(), st.mean(), st.p50(), st.p90(), st.p99(), st.throughput(),
+                        st.errors(), rounds, vs));
+            }
+        }
+        line(md, "");
+        if (!m.gc.isEmpty()) {
+            StringBuilder gc = new StringBuilder();
+            for (Config c : s.configs()) {
+                GcSummary g = m.gc.get(c.id());
+                if (g != null) {
+                    gc.append(gc.length() == 0 ? "" : "; ").append(c.label()).append(": ")
+                            .append(String.format(Locale.ROOT, "%,d pauses (%d full) in %d JVMs, %,.0f ms in total, longest %.1f ms",
+                                    g.pauses(), g.fullPauses(), g.jvms(), g.totalMs(), g.maxMs()));
+                }
+            }
+            line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
+            line(md, "");
+        }
+        if (!m.jfr.isEmpty()) {
+            jfr(md, m);
+        }
+        if (!m.problems.isEmpty()) {
+            line(md, "Problems: " + String.join("; ", m.problems));
+            line(md, "");
+        }
+    }
+
+    private void jfr(StringBuilder md, Measurements m) {
+        line(md, "Where the nodes' CPU time goes (JFR execution samples of all nodes of a configuration over the whole"
+                + " scenario, warm-up included; each sample attributed to the first frame from the top of the stack"
+                + " that belongs to a known component):");
+        line(md, "");
+        StringBuilder head = new StringBuilder("| configuration | samples |");
+        StringBuilder rule = new StringBuilder("| --- | ---: |");
+        for (String component : JfrSummary.COMPONENTS.keySet()) {
+            head.append(' ').append(component).append(" |");
+            rule.append(" ---: |");
+        }
+        line(md, head.toString());
+        line(md, rule.toString());
+        for (Config c : m.scenario.configs()) {
+            JfrSummary.Summary s = m.jfr.get(c.id());
+            if (s == null || s.samples() == 0) {
+                continue;
+            }
+            StringBuilder row = new StringBuilder("| " + c.label() + " | " + String.format(Locale.ROOT, "%,d", s.samples()) + " |");
+            for (String component : JfrSummary.COMPONENTS.keySet()) {
+                row.append(String.format(Locale.ROOT, " %.1f %% |", 100.0 * s.byComponent().getOrDefault(component, 0L) / s.samples()));
+            }
+            line(md, row.toString());
+        }
+        line(md, "");
+        for (Config c : m.scenario.configs()) {
+            JfrSummary.Summary s = m.jfr.get(c.id());
+            if (s == null || s.samples() == 0) {
+                continue;
+            }
+            StringBuilder top = new StringBuilder();
+            s.topMethods().forEach((method, n) -> top.append(top.length() == 0 ? "" : ", ").append('`').append(method)
+                    .append("` ").append(String.format(Locale.ROOT, "%.1f %%", 100.0 * n / s.samples())));
+            line(md, "- hottest methods, " + c.label() + ": " + top);
+        }
+        line(md, "");
+    }
+
+    // ------------------------------------------------------------------ JMH
+
+    private void jmh(StringBuilder md, JmhSuite.Results jmh) {
+        line(md, "## JMH micro-benchmarks");
+        line(md, "");
+        line(md, "`perf/jmh.sh` runs the same benchmarks standalone. Settings: " + jmh.settings() + ".");
+        line(md, "");
+        line(md, "- `RequestEndBenchmark`: cost of `SessionReplicator.requestEnd` on the request thread after one"
+                + " attribute of `deltaKiB` changed, primary and backup replicators in one JVM over **real JGroups on"
+                + " 127.0.0.1** (the product's TCP stack); 256 sessions in rotation. Sample time: p50/p99 per call.");
+        line(md, "- `SerializationBenchmark`: Kryo (the product's serializer) vs plain Java serialization (Tomcat's)"
+                + " of a typical shop session (profile, 5-item cart, preferences, token, scalars), attribute by attribute.");
+        line(md, "- `WireBytesBenchmark`: the servlet's `process` request at the core (every attribute rewritten plus"
+                + " the Integer version), sync over the in-memory transport so that each request sends exactly one update;"
+                + " bytes per request from the metrics `sessionrep.replication.bytes.sent` / `.value.bytes.sent`"
+                + " (encoded updates handed to the transport; JGroups adds its own headers on the wire).");
+        line(md, "");
+        line(md, "| benchmark | parameters | mode | score | error | p50 | p99 | unit |");
+        line(md, "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |");
+        for (JmhSuite.Row r : jmh.rows()) {
+            boolean sample = r.mode().equals("sample");
+            line(md, "| " + r.benchmark() + " | " + r.params() + " | " + r.mode() + " | " + fmt(r.score()) + " | "
+                    + fmt(r.error()) + " | " + (sample ? fmt(r.p50()) : "") + " | " + (sample ? fmt(r.p99()) : "")
+                    + " | " + r.unit() + " |");
+        }
+        line(md, "");
+        if (!jmh.sizes().isEmpty()) {
+            line(md, "Serialized size of the typical session:");
+            for (JmhSuite.Serialized s : jmh.sizes()) {
+                line(md, "- " + s.serializer() + ": " + String.format(Locale.ROOT, "%,d", s.bytes()) + " bytes for "
+                        + s.attributes() + " attributes");
+            }
+            line(md, "");
+        }
+        if (!jmh.wire().isEmpty()) {
+            line(md, "| session (number x KiB) | requests | bytes sent / request | attribute bytes / request | modified bytes | overhead |");
+            line(md, "| --- | ---: | ---: | ---: | ---: | ---: |");
+            for (JmhSuite.Wire w : jmh.wire()) {
+                line(md, String.format(Locale.ROOT, "| %s | %,d | %,.0f | %,.0f | %,d | %,.0f B (%.2f %%) |", w.shape(),
+                        w.requests(), w.bytes(), w.valueBytes(), w.modifiedBytes(), w.bytes() - w.modifiedBytes(),
+                        (w.bytes() / w.modifiedBytes() - 1) * 100));
+            }
+            line(md, "");
+        }
+    }
+
+    private void files(StringBuilder md, List<Measurements> results) {
+        line(md, "## Files");
+        line(md, "");
+        line(md, "In git: this report and the charts (`*.png`). Under `raw/` (git-ignored, on the machine that ran it):"
+                + " each segment's JMeter results (`s<N>/jtl/*.jtl` with its `.properties`), the steady-state samples"
+                + " and HTML dashboard per configuration (`s<N>/dashboards/<config>/index.html`), node logs"
+                + " (`s<N>/logs/`), JMeter's log and the JMH output (`jmh/`).");
+        line(md, "");
+    }
+
+    static String fmt(double d) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) {
+            return "-";
+        }
+        double a = Math.abs(d);
+        return String.format(Locale.ROOT, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", d);
+    }
+
+    private static void line(StringBuilder md, String text) {
+        md.append(text).append('\n');
+    }
+}

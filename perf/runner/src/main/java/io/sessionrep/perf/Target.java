@@ -1,0 +1,14 @@
+package io.sessionrep.perf;
+
+import java.util.List;
+
+/** A running system under test: the HTTP endpoints (host:port) the plan's threads are spread over. */
+interface Target extends AutoCloseable {
+
+    /** host:port of every node serving the test servlet, in node order. */
+    List<String> hosts();
+
+    /** Stops every process of the target (idempotent). */
+    @Override
+    void close();
+}

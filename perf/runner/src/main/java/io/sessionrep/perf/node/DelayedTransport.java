@@ -1,0 +1,85 @@
+package io.sessionrep.perf.node;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.transport.TransportException;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.TCP;
+import org.jgroups.stack.ProtocolStack;
+
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A {@link JGroupsTransport} whose channel gets a {@link ConstantDelay} protocol right above TCP once it
+ * has joined: every message this node sends (replication updates, acknowledgements, JGroups' own traffic)
+ * reaches the socket {@code delay} later, in order, without blocking the sender. With the delay on both
+ * nodes a round trip (a sync acknowledgement) pays it twice.
+ *
+ * <p>Measurement only: the product has no hook for extra protocols, so the channel is reached by
+ * reflection (its field {@code channel}).
+ */
+final class DelayedTransport implements ReplicationTransport {
+
+    private final JGroupsTransport delegate;
+    private final Duration delay;
+
+    DelayedTransport(JGroupsTransport delegate, Duration delay) {
+        this.delegate = delegate;
+        this.delay = delay;
+    }
+
+    @Override
+    public void start(MessageReceiver receiver) throws TransportException {
+        delegate.start(receiver);
+        try {
+            Field field = JGroupsTransport.class.getDeclaredField("channel");
+            field.setAccessible(true);
+            JChannel channel = (JChannel) field.get(delegate);
+            ProtocolStack stack = channel.getProtocolStack();
+            ConstantDelay protocol = new ConstantDelay(delay.toNanos());
+            protocol.setProtocolStack(stack);
+            protocol.init(); // starts the thread that sends delayed messages
+            stack.insertProtocol(protocol, ProtocolStack.Position.ABOVE, TCP.class);
+            System.err.println("ConstantDelay (" + delay.toNanos() / 1000 + " us) inserted above TCP; stack "
+                    + stack.printProtocolSpec(false));
+        } catch (Exception e) {
+            delegate.close();
+            throw new TransportException("cannot insert the delay protocol: " + e, e);
+        }
+    }
+
+    @Override
+    public Member localMember() {
+        return delegate.localMember();
+    }
+
+    @Override
+    public List<Member> members() {
+        return delegate.members();
+    }
+
+    @Override
+    public void send(Member target, byte[] message) {
+        delegate.send(target, message);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
+        return delegate.request(target, message, timeout);
+    }
+
+    @Override
+    public void broadcast(byte[] message) {
+        delegate.broadcast(message);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

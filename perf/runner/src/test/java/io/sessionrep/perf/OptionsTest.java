@@ -1,0 +1,28 @@
+package io.sessionrep.perf;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class OptionsTest {
+
+    @Test
+    void scenarioFiveMeansBothSweepsAndProfilesSetTheDurations() {
+        Options o = Options.parse("--quick", "--scenarios=1,5,jmh");
+        assertEquals(List.of("1", "5a", "5b", "jmh"), List.copyOf(o.scenarios));
+        assertEquals(3, o.segmentSeconds);
+        assertEquals(Options.Profile.QUICK, o.profile);
+        assertEquals(6, Options.parse().segmentSeconds);
+        assertEquals(8, Options.parse("--segment=8").segmentSeconds);
+    }
+
+    @Test
+    void badValuesNameTheFlag() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.parse("--scenarios=7"));
+        assertEquals("--scenarios: '7' is not allowed; expected 1,2,3,4,5,5a,5b,6,jmh", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Options.parse("--bogus"));
+    }
+}
