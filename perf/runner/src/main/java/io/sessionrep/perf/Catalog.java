@@ -73,7 +73,8 @@ final class Catalog {
                 List.of(jetty("wq1", "write-quota 1", 4, true, Map.of("replication-mode", "async", "write-quota", "1")),
                         jetty("wq2", "write-quota 2", 4, true, Map.of("replication-mode", "async", "write-quota", "2"))),
                 statePoints(), "state", "Four Jetty nodes on 127.0.0.1 per configuration, the threads spread over all four.", null));
-        String netnsSkip = Netns.unavailableReason();
+        // probed only when scenario 4 runs (the probe may install iproute2)
+        String netnsSkip = options.scenarios.contains("4") ? Netns.unavailableReason() : null;
         list.add(new Scenario("4", "Distributed vs co-located JVMs", "two nodes colocated vs distributed (async, write-quota 1)",
                 List.of(perfNodes("colocated", "colocated (127.0.0.1, no delay)", false),
                         perfNodes("distributed", "distributed (namespaces, " + options.netDelay + " delay, " + options.netRate + ")", true)),

@@ -46,11 +46,12 @@ final class Charts {
             throws IOException {
         Scenario s = m.scenario;
         String xTitle = s.xAxis().equals("threads") ? "concurrent users (threads)" : "session state (KiB = number x size)";
-        XYChart chart = new XYChartBuilder().width(760).height(440)
+        XYChart chart = new XYChartBuilder().width(760).height(480)
                 .title("Scenario " + s.id() + ": " + s.title()).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         Styler st = chart.getStyler();
         chart.getStyler().setXAxisLogarithmic(s.points().size() > 1);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setPlotGridLinesColor(new Color(0xdddddd));
         chart.getStyler().setYAxisMin(0.0);

@@ -22,6 +22,7 @@ import java.util.Set;
  * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
  * --no-dashboards         skip the JMeter HTML dashboards
  * --jfr                   record every node with JFR and summarize where its CPU time goes
+ * --charts-only           redraw the charts of an earlier run (--run=NAME) from its raw results files
  * </pre>
  */
 final class Options {
@@ -39,6 +40,7 @@ final class Options {
     boolean dashboards = true;
     String out;
     boolean jfr;
+    boolean chartsOnly;
     List<String> commandLine = new ArrayList<>();
 
     static Options parse(String... args) {
@@ -77,6 +79,8 @@ final class Options {
                 o.netDelay = value;
             } else if (arg.startsWith("--net-rate=")) {
                 o.netRate = value;
+            } else if (arg.equals("--charts-only")) {
+                o.chartsOnly = true;
             } else if (arg.equals("--jfr")) {
                 o.jfr = true;
             } else if (arg.equals("--no-dashboards")) {

@@ -57,7 +57,12 @@ public final class PerfRun {
             System.exit(e.getMessage().equals("help") ? 0 : 2);
             return;
         }
-        Path report = new PerfRun(options, Layout.find()).run();
+        PerfRun run = new PerfRun(options, Layout.find());
+        if (options.chartsOnly) {
+            System.out.println("charts redrawn in " + run.redrawCharts());
+            System.exit(0);
+        }
+        Path report = run.run();
         System.out.println("report: " + report);
         System.exit(0);
     }
@@ -75,6 +80,41 @@ public final class PerfRun {
                 // shutting down: the hook runs
             }
         }
+    }
+
+    /**
+     * Redraws the charts of an earlier run from its raw results files (same samples, same statistics);
+     * the report is left as it is.
+     */
+    Path redrawCharts() throws IOException {
+        Catalog catalog = new Catalog(options, layout);
+        for (Scenario scenario : catalog.all()) {
+            Path jtlDir = raw.resolve("s" + scenario.id()).resolve("jtl");
+            if (!options.scenarios.contains(scenario.id()) || !Files.isDirectory(jtlDir)) {
+                continue;
+            }
+            Measurements m = new Measurements(scenario);
+            for (Point point : scenario.points()) {
+                for (int round = 1; round <= options.rounds; round++) {
+                    for (Config config : scenario.configs()) {
+                        Path jtl = jtlDir.resolve(segmentName(config, point, round) + ".jtl");
+                        if (Files.exists(jtl)) {
+                            List<Sample> steady = Samples.read(jtl).steady();
+                            m.cell(config.id(), point).add(steady, Samples.span(steady));
+                        }
+                    }
+                }
+            }
+            if (m.hasData()) {
+                System.out.println("charts of scenario " + scenario.id() + ": " + Charts.responseTime(m, out) + ", "
+                        + Charts.throughput(m, out) + ", " + Charts.p99(m, out));
+            }
+        }
+        return out;
+    }
+
+    private static String segmentName(Config config, Point point, int round) {
+        return config.id() + "-" + point.number() + "x" + point.sizeKiB() + "-t" + point.threads() + "-r" + round;
     }
 
     private Path runAll() throws Exception {
@@ -211,7 +251,7 @@ public final class PerfRun {
 
     private void segment(Measurements m, Path dir, Config config, Point point, int round, Target target,
                          JMeterDriver jmeter) throws IOException {
-        String name = config.id() + "-" + point.number() + "x" + point.sizeKiB() + "-t" + point.threads() + "-r" + round;
+        String name = segmentName(config, point, round);
         Path jtl = dir.resolve("jtl").resolve(name + ".jtl");
         Files.createDirectories(jtl.getParent());
         jmeter.run(properties(point, target.hosts(), options.segmentSeconds), jtl);
