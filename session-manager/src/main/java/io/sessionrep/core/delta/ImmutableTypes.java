@@ -16,6 +16,24 @@ public final class ImmutableTypes {
             Long.class, Float.class, Double.class, BigDecimal.class, BigInteger.class, UUID.class,
             java.util.Locale.class, java.util.Currency.class, java.net.URI.class, Class.class);
 
+    /** Record accessors, looked up and made accessible once per record class (getAttribute is on the request path). */
+    private static final ClassValue<java.lang.reflect.Method[]> RECORD_ACCESSORS = new ClassValue<>() {
+        @Override
+        protected java.lang.reflect.Method[] computeValue(Class<?> type) {
+            var components = type.getRecordComponents();
+            java.lang.reflect.Method[] accessors = new java.lang.reflect.Method[components.length];
+            for (int i = 0; i < components.length; i++) {
+                accessors[i] = components[i].getAccessor();
+                try {
+                    accessors[i].setAccessible(true);
+                } catch (RuntimeException e) {
+                    return null; // not accessible: treated as mutable below
+                }
+            }
+            return accessors;
+        }
+    };
+
     private ImmutableTypes() {
     }
 
@@ -33,10 +51,13 @@ public final class ImmutableTypes {
             return true;
         }
         if (type.isRecord()) {
-            for (var component : type.getRecordComponents()) {
+            java.lang.reflect.Method[] accessors = RECORD_ACCESSORS.get(type);
+            if (accessors == null) {
+                return false;
+            }
+            for (java.lang.reflect.Method accessor : accessors) {
                 try {
-                    component.getAccessor().setAccessible(true);
-                    if (!isKnownImmutable(component.getAccessor().invoke(value))) {
+                    if (!isKnownImmutable(accessor.invoke(value))) {
                         return false;
                     }
                 } catch (ReflectiveOperationException | RuntimeException e) {
