@@ -56,6 +56,8 @@ final class IncomingMessages implements MessageReceiver {
                 PrimaryEntry owned = node.primary(m.sessionId());
                 boolean serving = owned != null && !owned.dormant;
                 return WireCodec.encode(new Message.FetchReply(copyOf(m.sessionId()), serving));
+            } else if (message instanceof Message.Reconcile m) {
+                return MergeReconciler.answer(node, sender, m);
             } else if (message instanceof Message.Resync m) {
                 node.enqueueFullCopy(m.sessionId(), sender);
             } else {

@@ -32,6 +32,7 @@ final class Rebalancer implements AutoCloseable {
     private final NodeState node;
     private final TakeOver takeOver;
     private final RequestEndReplication replication;
+    private final MergeReconciler reconciler;
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
     private final AtomicBoolean viewChangedSincePass = new AtomicBoolean();
     private final ExecutorService worker;
@@ -44,6 +45,7 @@ final class Rebalancer implements AutoCloseable {
         this.node = node;
         this.takeOver = takeOver;
         this.replication = replication;
+        this.reconciler = new MergeReconciler(node, takeOver::forgetMisses);
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-rebalance-" + node.self.name());
             t.setDaemon(true);
@@ -53,6 +55,7 @@ final class Rebalancer implements AutoCloseable {
 
     /** The view changed: warn if the quota cannot be met, then rebalance in the background. */
     void viewChanged() {
+        reconciler.viewChanged(node.members());
         warnIfQuotaUnmet();
         viewChangedSincePass.set(true);
         requestPass();
@@ -71,6 +74,7 @@ final class Rebalancer implements AutoCloseable {
     private void pass() {
         passRequested.set(false);
         long started = System.nanoTime();
+        reconciler.reconcile(); // members joined (a healed partition): settle sessions both sides hold
         if (viewChangedSincePass.getAndSet(false)) {
             dropStaleDormantSessions();
         }

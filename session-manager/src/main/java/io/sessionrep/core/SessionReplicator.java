@@ -226,6 +226,17 @@ public final class SessionReplicator implements AutoCloseable {
         return node.primaries.containsKey(sessionId);
     }
 
+    /** The replicated version of the session this node is primary of, or -1. */
+    public long primaryVersion(String sessionId) {
+        PrimaryEntry entry = node.primaries.get(sessionId);
+        if (entry == null) {
+            return -1;
+        }
+        synchronized (entry) {
+            return entry.removed ? -1 : entry.copy.version();
+        }
+    }
+
     /** Number of sessions held as primary / as backup. */
     public int primaryCount() {
         return node.primaries.size();

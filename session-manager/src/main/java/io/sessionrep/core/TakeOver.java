@@ -43,6 +43,11 @@ final class TakeOver {
         recentMisses.purgeExpired();
     }
 
+    /** Forgets every miss: members joined, and may know ids that nobody knew a moment ago. */
+    void forgetMisses() {
+        recentMisses.clear();
+    }
+
     Optional<RestoredSession> takeOver(String sessionId) {
         if (node.closed() || node.tombstones.contains(sessionId)) {
             return Optional.empty();

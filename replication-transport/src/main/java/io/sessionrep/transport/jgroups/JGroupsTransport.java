@@ -233,6 +233,11 @@ public final class JGroupsTransport implements ReplicationTransport {
         return counters;
     }
 
+    /** The channel, for tests in this package (e.g. to cut links with JGroups' DISCARD); null before start. */
+    JChannel channel() {
+        return channel;
+    }
+
     /** The address and port the transport listens on, or null when not running. */
     public InetSocketAddress boundAddress() {
         JChannel ch = channel;

@@ -35,6 +35,9 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.sessions.below.quota</td><td>gauge: owned sessions with fewer backups than write-quota</td></tr>
  *   <tr><td>sessionrep.rebalance.copies</td><td>full copies sent to restore the quota after a membership change</td></tr>
  *   <tr><td>sessionrep.promotions</td><td>backups promoted to primary because their primary left</td></tr>
+ *   <tr><td>sessionrep.merge.resolved{outcome=kept|dropped|invalidated}</td><td>sessions held on both sides of a
+ *       healed partition, settled here: this node's copy kept (renumbered), dropped for the other side's,
+ *       or invalidated because the other side had invalidated it</td></tr>
  *   <tr><td>sessionrep.sessions.primary / .backup</td><td>gauges: sessions held as primary / as backup</td></tr>
  *   <tr><td>sessionrep.async.queue.entries / .bytes</td><td>gauges: async sender queue depth</td></tr>
  * </table>
@@ -60,6 +63,7 @@ public final class ReplicationMetrics {
     public static final String SESSIONS_BELOW_QUOTA = "sessionrep.sessions.below.quota";
     public static final String REBALANCED = "sessionrep.rebalance.copies";
     public static final String PROMOTIONS = "sessionrep.promotions";
+    public static final String MERGE_RESOLVED = "sessionrep.merge.resolved";
     public static final String SESSIONS_PRIMARY = "sessionrep.sessions.primary";
     public static final String SESSIONS_BACKUP = "sessionrep.sessions.backup";
     public static final String QUEUE_ENTRIES = "sessionrep.async.queue.entries";
@@ -94,6 +98,9 @@ public final class ReplicationMetrics {
     public final Counter ownershipConflicts;
     public final Counter rebalanced;
     public final Counter promotions;
+    public final Counter mergeKept;
+    public final Counter mergeDropped;
+    public final Counter mergeInvalidated;
 
     public ReplicationMetrics(MeterRegistry registry, String nodeName) {
         this.registry = registry;
@@ -121,6 +128,9 @@ public final class ReplicationMetrics {
         ownershipConflicts = counter(OWNERSHIP_CONFLICTS);
         rebalanced = counter(REBALANCED);
         promotions = counter(PROMOTIONS);
+        mergeKept = counter(MERGE_RESOLVED, "outcome", "kept");
+        mergeDropped = counter(MERGE_RESOLVED, "outcome", "dropped");
+        mergeInvalidated = counter(MERGE_RESOLVED, "outcome", "invalidated");
     }
 
     private Counter counter(String name, String... extraTags) {

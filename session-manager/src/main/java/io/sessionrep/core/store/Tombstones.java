@@ -38,6 +38,11 @@ public final class Tombstones {
         expiresAt.values().removeIf(until -> until <= now);
     }
 
+    /** Forgets every id. */
+    public void clear() {
+        expiresAt.clear();
+    }
+
     public int size() {
         return expiresAt.size();
     }

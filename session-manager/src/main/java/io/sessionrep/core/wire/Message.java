@@ -49,6 +49,34 @@ public sealed interface Message {
     record Release(String sessionId, long version) implements Message {
     }
 
+    /**
+     * After a merge (members joined the view), to each joined member: what do you hold of these sessions?
+     * Reply: {@link ReconcileReply}.
+     */
+    record Reconcile(java.util.List<String> sessionIds) implements Message {
+    }
+
+    /**
+     * Reply to {@link Reconcile}: the replier's claim on each listed session it knows. Omitted: ids it
+     * knows nothing of, and backups it holds for the requester itself (no conflict).
+     */
+    record ReconcileReply(java.util.List<Claim> claims) implements Message {
+        public record Claim(String sessionId, ClaimKind kind, long version) {
+        }
+    }
+
+    /** What a node holds of a session, in {@link ReconcileReply}. */
+    enum ClaimKind {
+        /** Invalidated here recently (a tombstone): the session must not come back. */
+        INVALIDATED,
+        /** A backup copy (of another owner than the requester). */
+        BACKUP,
+        /** Primary, promoted from a backup and not used by a request since (the container does not hold it). */
+        DORMANT_PRIMARY,
+        /** Primary, held live by this node's container. */
+        PRIMARY
+    }
+
     enum AckStatus {
         /** Stored (or already held a newer version). */
         APPLIED,

@@ -26,6 +26,8 @@ import java.util.Set;
  * FETCH_REPLY: found(u8: 0 none, 1 backup copy, 2 primary copy) [UPDATE body]
  * TOUCH    : count(i32) {id accessed}*
  * RELEASE  : id version
+ * RECONCILE: count(i32) {id}*
+ * RECONCILE_REPLY: count(i32) {id kind(u8) version}*
  * </pre>
  */
 public final class WireCodec {
@@ -42,6 +44,8 @@ public final class WireCodec {
     private static final byte RESYNC = 7;
     private static final byte TOUCH = 8;
     private static final byte RELEASE = 9;
+    private static final byte RECONCILE = 10;
+    private static final byte RECONCILE_REPLY = 11;
 
     private static final int FLAG_FULL = 1;
     private static final int FLAG_ACK = 2;
@@ -91,6 +95,20 @@ public final class WireCodec {
             w.u8(RELEASE);
             w.string(m.sessionId());
             w.i64(m.version());
+        } else if (message instanceof Message.Reconcile m) {
+            w.u8(RECONCILE);
+            w.i32(m.sessionIds().size());
+            for (String id : m.sessionIds()) {
+                w.string(id);
+            }
+        } else if (message instanceof Message.ReconcileReply m) {
+            w.u8(RECONCILE_REPLY);
+            w.i32(m.claims().size());
+            for (Message.ReconcileReply.Claim c : m.claims()) {
+                w.string(c.sessionId());
+                w.u8((byte) c.kind().ordinal());
+                w.i64(c.version());
+            }
         } else {
             throw new IllegalArgumentException("unknown message " + message);
         }
@@ -103,6 +121,12 @@ public final class WireCodec {
         }
         if (message instanceof Message.Touch m) {
             return 16 + 48 * m.entries().size();
+        }
+        if (message instanceof Message.Reconcile m) {
+            return 16 + 40 * m.sessionIds().size();
+        }
+        if (message instanceof Message.ReconcileReply m) {
+            return 16 + 48 * m.claims().size();
         }
         if (message instanceof Message.FetchReply m && m.copy() != null) {
             return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.copy().valueBytes()) + 32 * m.copy().changed().size();
@@ -174,6 +198,27 @@ public final class WireCodec {
                 yield new Message.Touch(entries);
             }
             case RELEASE -> new Message.Release(r.string(), r.i64());
+            case RECONCILE -> {
+                int count = r.count(2);
+                java.util.List<String> ids = new java.util.ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    ids.add(r.string());
+                }
+                yield new Message.Reconcile(ids);
+            }
+            case RECONCILE_REPLY -> {
+                int count = r.count(2 + 1 + 8);
+                java.util.List<Message.ReconcileReply.Claim> claims = new java.util.ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    String id = r.string();
+                    int kind = r.u8();
+                    if (kind >= Message.ClaimKind.values().length) {
+                        throw new MalformedMessageException("unknown claim kind " + kind);
+                    }
+                    claims.add(new Message.ReconcileReply.Claim(id, Message.ClaimKind.values()[kind], r.i64()));
+                }
+                yield new Message.ReconcileReply(claims);
+            }
             default -> throw new MalformedMessageException("unknown message type " + type);
         };
         if (r.remaining() != 0) {

@@ -25,6 +25,8 @@ import java.util.function.BiPredicate;
 public final class InMemoryNetwork {
     private final List<Node> nodes = new CopyOnWriteArrayList<>();
     private volatile BiPredicate<Member, byte[]> dropFilter = (target, bytes) -> false;
+    /** Node name to the side of a partition it is on; empty: no partition. */
+    private volatile Map<String, Integer> sides = Map.of();
 
     /** Drops messages for which the filter answers true (simulated loss). */
     public void dropWhen(BiPredicate<Member, byte[]> filter) {
@@ -35,17 +37,50 @@ public final class InMemoryNetwork {
         return new Node(new Member(name, machineId));
     }
 
-    private List<Member> view() {
+    /**
+     * Splits the network: nodes on different sides no longer reach each other, and each side gets a view
+     * of its own members (nodes not listed form a side of their own each).
+     */
+    public void partition(List<java.util.Set<String>> groups) {
+        Map<String, Integer> split = new java.util.HashMap<>();
+        for (int i = 0; i < groups.size(); i++) {
+            for (String name : groups.get(i)) {
+                split.put(name, i);
+            }
+        }
+        sides = Map.copyOf(split);
+        viewChanged();
+    }
+
+    /** Ends a partition: every node reaches every other again, and all get the merged view. */
+    public void heal() {
+        sides = Map.of();
+        viewChanged();
+    }
+
+    private boolean sameSide(Member a, Member b) {
+        Map<String, Integer> split = sides;
+        return split.isEmpty() || java.util.Objects.equals(side(split, a.name()), side(split, b.name()));
+    }
+
+    private static Object side(Map<String, Integer> split, String name) {
+        Integer side = split.get(name);
+        return side != null ? side : name;
+    }
+
+    private List<Member> view(Member seenBy) {
         List<Member> view = new ArrayList<>();
         for (Node n : nodes) {
-            view.add(n.self);
+            if (sameSide(seenBy, n.self)) {
+                view.add(n.self);
+            }
         }
         return view;
     }
 
     private void viewChanged() {
-        List<Member> view = view();
         for (Node n : nodes) {
+            List<Member> view = view(n.self);
             n.inbox.execute(() -> n.receiver.onMembershipChange(view));
         }
     }
@@ -90,7 +125,7 @@ public final class InMemoryNetwork {
 
         @Override
         public List<Member> members() {
-            return view();
+            return view(self);
         }
 
         @Override
@@ -109,7 +144,7 @@ public final class InMemoryNetwork {
             Node to = find(target);
             bytesSent.addAndGet(message.length);
             messagesSent.incrementAndGet();
-            if (to == null || dropFilter.test(target, message)) {
+            if (to == null || !sameSide(self, target) || dropFilter.test(target, message)) {
                 return;
             }
             if (to.inbox.isShutdown()) {
@@ -136,7 +171,7 @@ public final class InMemoryNetwork {
         @Override
         public void broadcast(byte[] message) {
             for (Node n : nodes) {
-                if (n != this) {
+                if (n != this && sameSide(self, n.self)) {
                     deliver(n.self, message, null);
                 }
             }

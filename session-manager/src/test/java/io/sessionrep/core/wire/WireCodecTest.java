@@ -28,7 +28,15 @@ class WireCodecTest {
                 new Message.Fetch("abc"),
                 new Message.FetchReply(null),
                 new Message.FetchReply(new SessionUpdate("abc", 0, 4, true, 1, 2, 3, Map.of("a", new byte[5]), Set.of())),
-                new Message.Resync("abc"));
+                new Message.Resync("abc"),
+                new Message.Reconcile(List.of("abc", "déf", "")),
+                new Message.Reconcile(List.of()),
+                new Message.ReconcileReply(List.of(
+                        new Message.ReconcileReply.Claim("abc", Message.ClaimKind.PRIMARY, 7),
+                        new Message.ReconcileReply.Claim("def", Message.ClaimKind.DORMANT_PRIMARY, 3),
+                        new Message.ReconcileReply.Claim("ghi", Message.ClaimKind.BACKUP, 2),
+                        new Message.ReconcileReply.Claim("jkl", Message.ClaimKind.INVALIDATED, 0))),
+                new Message.ReconcileReply(List.of()));
         for (Message m : messages) {
             Message back = WireCodec.decode(WireCodec.encode(m));
             assertEquals(normalize(m), normalize(back));
@@ -68,6 +76,19 @@ class WireCodecTest {
             byte[] truncated = java.util.Arrays.copyOf(good, len);
             assertThrows(MalformedMessageException.class, () -> WireCodec.decode(truncated));
         }
+    }
+
+    @Test
+    void reconcileReplyWithAnUnknownClaimKindOrAnImpossibleCountIsRejected() {
+        byte[] good = WireCodec.encode(new Message.ReconcileReply(List.of(
+                new Message.ReconcileReply.Claim("x", Message.ClaimKind.BACKUP, 2))));
+        byte[] badKind = good.clone();
+        badKind[3 + 4 + 2 + 1] = 9; // header, count, id length, id, kind
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badKind)).getMessage()
+                .contains("claim kind 9"));
+        byte[] hugeCount = WireCodec.encode(new Message.Reconcile(List.of()));
+        hugeCount[3] = 0x7f;
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hugeCount));
     }
 
     @Test
