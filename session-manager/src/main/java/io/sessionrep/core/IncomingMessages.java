@@ -82,8 +82,14 @@ final class IncomingMessages implements MessageReceiver {
                 synchronized (mine) {
                     myVersion = mine.copy.version();
                 }
-                if (version > myVersion || (version == myVersion && sender.name().compareTo(node.self.name()) > 0)) {
+                // a newer copy exists elsewhere: step down. At the same version only a promoted (dormant)
+                // entry yields: the sender may be a promoted node itself, and a serving owner must not
+                // give way to it (its announcement settles who owns the session)
+                if (version > myVersion || (version == myVersion && mine.dormant)) {
                     loseOwnership(id);
+                } else {
+                    // this node owns a copy at least as new: nothing to hold as a backup
+                    return m.ackRequested() ? WireCodec.encode(new Message.Ack(Message.AckStatus.APPLIED, version)) : null;
                 }
             }
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
@@ -126,11 +132,12 @@ final class IncomingMessages implements MessageReceiver {
 
     /**
      * Another node announces it became primary at {@code version}. Version numbers decide: the newer state
-     * wins, whoever holds it. A primary here that is newer answers with its own announcement (the other
-     * node steps down); a backup here that is newer keeps its copy and sends it to the announcer (which then
-     * steps down too, so the next request takes the newest copy over). Otherwise this node's live copy is
-     * dropped, and its backup either follows the new owner or, if it is not one of its backups, is dropped
-     * so a stale copy can never be promoted later.
+     * wins, whoever holds it; at the same version an owner serving requests outranks one that promoted a
+     * backup proactively, and between equals the greater node name wins. A primary here that outranks the
+     * announcer answers with its own announcement (the other node steps down); a backup here that is newer
+     * keeps its copy and sends it to the announcer (which then steps down too, so the next request takes
+     * the newest copy over). Otherwise this node's live copy is dropped, and its backup either follows the
+     * new owner or, if it is not one of its backups, is dropped so a stale copy can never be promoted later.
      */
     private void onOwnership(Message.Ownership m) {
         String id = m.sessionId();
@@ -141,14 +148,17 @@ final class IncomingMessages implements MessageReceiver {
         PrimaryEntry mine = node.primary(id);
         if (mine != null) {
             long myVersion;
+            boolean serving;
             synchronized (mine) {
                 myVersion = mine.copy.version();
+                serving = !mine.dormant;
             }
-            if (m.version() > myVersion || (m.version() == myVersion && m.owner().compareTo(node.self.name()) > 0)) {
+            if (outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name())) {
                 loseOwnership(id);
             } else {
                 if (owner != null) {
-                    node.transport.send(owner, WireCodec.encode(new Message.Ownership(id, myVersion, node.self.name())));
+                    node.transport.send(owner, WireCodec.encode(
+                            new Message.Ownership(id, myVersion, node.self.name(), serving)));
                 }
                 return;
             }
@@ -173,6 +183,17 @@ final class IncomingMessages implements MessageReceiver {
         } else {
             backup.owner = owner;
         }
+    }
+
+    /** True when owner {@code a} (version, serving, name) outranks owner {@code b} of the same session. */
+    static boolean outranks(long aVersion, boolean aServing, String aName, long bVersion, boolean bServing, String bName) {
+        if (aVersion != bVersion) {
+            return aVersion > bVersion;
+        }
+        if (aServing != bServing) {
+            return aServing;
+        }
+        return aName.compareTo(bName) > 0;
     }
 
     private void loseOwnership(String id) {
