@@ -47,7 +47,9 @@ final class IncomingMessages implements MessageReceiver {
                     node.backups.touch(e.sessionId(), e.lastAccessedTime(), sender.name());
                 }
             } else if (message instanceof Message.Release m) {
-                node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
+                boolean dropped = node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
+                LOG.log(System.Logger.Level.DEBUG, () -> "release of session " + m.sessionId() + " at version " + m.version()
+                        + " from " + sender.name() + (dropped ? ": copy dropped" : ": copy kept"));
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
             } else if (message instanceof Message.Ownership m) {
@@ -93,6 +95,11 @@ final class IncomingMessages implements MessageReceiver {
                 }
             }
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
+            if (status != Message.AckStatus.APPLIED) {
+                Message.AckStatus logged = status;
+                LOG.log(System.Logger.Level.DEBUG, () -> "update of session " + id + " " + update.fromVersion() + "->"
+                        + update.toVersion() + (update.full() ? " (full)" : "") + " from " + sender.name() + ": " + logged);
+            }
             if (status == Message.AckStatus.NEED_FULL && !m.ackRequested()) {
                 node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
             }
@@ -153,7 +160,11 @@ final class IncomingMessages implements MessageReceiver {
                 myVersion = mine.copy.version();
                 serving = !mine.dormant;
             }
-            if (outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name())) {
+            boolean theyWin = outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name());
+            LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + id + ": " + m.owner() + " at " + m.version()
+                    + (m.serving() ? " serving" : " promoted") + " vs this node at " + myVersion + (serving ? " serving" : " promoted")
+                    + (theyWin ? ": yields" : ": keeps"));
+            if (theyWin) {
                 loseOwnership(id);
             } else {
                 if (owner != null) {
@@ -179,6 +190,8 @@ final class IncomingMessages implements MessageReceiver {
             return;
         }
         if (!node.placement.isBackup(id, owner, node.members(), node.self.name())) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + id + " at version " + held
+                    + ": new owner " + m.owner() + " at " + m.version() + " does not use this node");
             node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
         } else {
             backup.owner = owner;

@@ -137,6 +137,8 @@ final class Rebalancer implements AutoCloseable {
                     waitForQueueRoom();
                     takeOver.becomePrimary(copy, false);
                     node.metrics.promotions.increment();
+                    LOG.log(System.Logger.Level.DEBUG, () -> "promoted session " + id + " from version " + copy.toVersion()
+                            + " (own backup " + backup.copy.version() + ") after its primary " + backup.owner.name() + " left");
                     promoted++;
                 }
             }

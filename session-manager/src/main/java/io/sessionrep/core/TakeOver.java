@@ -74,6 +74,9 @@ final class TakeOver {
             return Optional.empty();
         }
         node.lostOwnership.remove(sessionId);
+        SessionUpdate localCopy = local;
+        LOG.log(System.Logger.Level.DEBUG, () -> "taking session " + sessionId + " over from version " + source.toVersion()
+                + (source == localCopy ? " (own copy)" : " (cluster; own copy " + (localCopy == null ? "none" : localCopy.toVersion()) + ")"));
         PrimaryEntry entry;
         if (owned != null && source == local) {
             entry = owned;
