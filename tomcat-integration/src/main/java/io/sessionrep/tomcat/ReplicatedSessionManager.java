@@ -58,8 +58,6 @@ import java.util.function.Function;
 public class ReplicatedSessionManager extends ManagerBase {
     private static final Log log = LogFactory.getLog(ReplicatedSessionManager.class);
     private static final String NAME = "ReplicatedSessionManager";
-    /** A read-only request keeps backups' access time this accurate: a touch per quarter of the time-out. */
-    private static final int TOUCHES_PER_INTERVAL = 4;
     /** cluster-name/node-name of every manager running in this JVM: two contexts must not share both. */
     private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
     /** Set while the valve asks Tomcat which session a request used: finds live sessions, never takes over. */
@@ -434,20 +432,14 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     /**
-     * Hands what the request(s) changed to the core. A request that changed nothing sends nothing, except a
-     * small touch (the access time) once per quarter of the session's time-out, so that backups expire it
-     * and a take-over resumes it with an accurate idle time.
+     * Hands what the request(s) changed to the core. A request that changed nothing sends no attribute data;
+     * the core sends its backups the new access time in a batched touch, so that they expire the session and
+     * a take-over resumes it with an accurate idle time.
      */
     void requestEnd(ReplicatedSession session) {
         SessionReplicator engine = replicator;
         if (engine == null) {
             return;
-        }
-        long accessed = session.getThisAccessedTimeInternal();
-        int maxInactive = session.getMaxInactiveInterval();
-        if (maxInactive > 0 && session.touchDue(accessed, maxInactive * 1000L / TOUCHES_PER_INTERVAL)) {
-            session.changes().metadataChanged();
-            session.touched(accessed);
         }
         engine.requestEnd(session.snapshot(), session.changes());
     }

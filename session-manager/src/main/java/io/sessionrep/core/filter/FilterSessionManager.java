@@ -126,7 +126,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         }
         RestoredSession r = copy.get();
         ReplicatedHttpSession session = ReplicatedHttpSession.restored(this, r.id(), r.creationTime(),
-                r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes(), r.lastAccessedTime());
+                r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes());
         if (session.isExpiredAt(now)) {
             // its primary died before expiring it; nobody saw it here, so there are no listeners to tell
             replicator.invalidate(clusterId);
@@ -211,7 +211,6 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
             return;
         }
         try {
-            session.markAccessForReplication();
             replicator.requestEnd(session, session.changes());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "replication of session " + session.getId() + " failed", e);

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,6 +42,8 @@ class HungBackupIT {
     static final int STOP_SECONDS = 10;
     static final long SYNC_TIMEOUT_MS = 500;
     static final long MAX_LATENCY_MS = SYNC_TIMEOUT_MS + 1_500;
+    /** How often a condition awaited is tested (each test of a below-quota condition scrapes node-a). */
+    static final Duration POLL = Duration.ofMillis(50);
     /** Enables the tests that reproduce known defects (see docs/operations.md). */
     static final String DEFECTS_PROPERTY = "sessionrep.chaos.defects";
 
@@ -97,15 +98,15 @@ class HungBackupIT {
         NodeProcess c = cluster.node("node-c");
         load = new ChaosLoad(SESSIONS, THREADS, 0, Duration.ofSeconds(30));
         load.start(a);
-        awaitOrFail("load under way on node-a", Duration.ofMinutes(2), () -> load.progressed(3));
-        awaitOrFail("node-a reports every session at its write-quota", Duration.ofSeconds(30),
-                () -> gauge(a, "sessionrep_sessions_below_quota") == 0.0);
-        double backupsOnB = gauge(b, "sessionrep_sessions_backup");
+        load.awaitOrFail("load under way on node-a", Duration.ofMinutes(2), POLL, () -> load.progressed(3));
+        load.awaitOrFail("node-a reports every session at its write-quota", Duration.ofSeconds(30), POLL,
+                () -> NodeMetrics.valueOrMinusOne(a, "sessionrep_sessions_below_quota") == 0.0);
+        double backupsOnB = NodeMetrics.valueOrMinusOne(b, "sessionrep_sessions_backup");
         String steady = String.format("before: %d requests, mean %.1f ms, max %d ms; node-b holds %.0f backups",
                 load.requests(), load.meanLatencyMillis(), load.maxLatencyMillis(), backupsOnB);
         System.out.println(tag + steady);
         assertTrue(backupsOnB > 0, "node-b is the backup of some sessions: " + steady);
-        double timeoutsBefore = gauge(a, "sessionrep_sync_timeouts_total");
+        double timeoutsBefore = NodeMetrics.valueOrMinusOne(a, "sessionrep_sync_timeouts_total");
 
         load.resetLatency();
         long stoppedAt = System.nanoTime();
@@ -116,15 +117,15 @@ class HungBackupIT {
         if (remaining > 0) {
             Thread.sleep(remaining);
         }
-        awaitOrFail("node-a re-replicated the sessions backed up on node-b", Duration.ofSeconds(30),
-                () -> gauge(a, "sessionrep_sessions_below_quota") == 0.0);
+        load.awaitOrFail("node-a re-replicated the sessions backed up on node-b", Duration.ofSeconds(30), POLL,
+                () -> NodeMetrics.valueOrMinusOne(a, "sessionrep_sessions_below_quota") == 0.0);
         long quotaBack = millisSince(stoppedAt);
         long maxDuringStop = load.maxLatencyMillis();
         String during = String.format("while node-b hung: %d requests, mean %.1f ms, max %d ms, %d errors,"
                         + " %.0f sync timeouts on node-a; node-b out of the view %d ms after SIGSTOP;"
                         + " below-quota 0 again at %d ms",
                 load.requests(), load.meanLatencyMillis(), maxDuringStop, load.errors(),
-                gauge(a, "sessionrep_sync_timeouts_total") - timeoutsBefore, removed, quotaBack);
+                NodeMetrics.valueOrMinusOne(a, "sessionrep_sync_timeouts_total") - timeoutsBefore, removed, quotaBack);
         System.out.println(tag + during);
 
         List<String> survivors;
@@ -138,8 +139,8 @@ class HungBackupIT {
             // for more load first (3 more versions per session) passed in 2 of 2 runs
             long settle = Long.getLong("sessionrep.chaos.rejoin-settle-ms", 0);
             Thread.sleep(settle);
-            awaitOrFail("node-a at quota after the rejoin", Duration.ofSeconds(30),
-                    () -> gauge(a, "sessionrep_sessions_below_quota") == 0.0);
+            load.awaitOrFail("node-a at quota after the rejoin", Duration.ofSeconds(30), POLL,
+                    () -> NodeMetrics.valueOrMinusOne(a, "sessionrep_sessions_below_quota") == 0.0);
             survivors = List.of("node-b", "node-c");
         } else {
             survivors = List.of("node-c");
@@ -174,29 +175,6 @@ class HungBackupIT {
         if (!problems.isEmpty()) {
             fail(problems.size() + " of " + SESSIONS + " sessions wrong: " + load.outcomes() + "\n"
                     + String.join("\n", problems));
-        }
-    }
-
-    private static double gauge(NodeProcess node, String name) {
-        try {
-            return NodeMetrics.value(node, name);
-        } catch (Exception e) {
-            return -1;
-        }
-    }
-
-    private void awaitOrFail(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            String failed = load.failedThread();
-            if (failed != null) {
-                fail("a client thread ended while waiting for: " + what + ": " + failed
-                        + "\nproblems: " + load.problems());
-            }
-            if (System.nanoTime() > deadline) {
-                fail("not within " + timeout + ": " + what + "; problems: " + load.problems());
-            }
-            Thread.sleep(50);
         }
     }
 

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -55,6 +54,8 @@ class RepeatedKillIT {
     /** Processes per session on a primary before it is killed, so the load is well under way. */
     static final int PROGRESS_BEFORE_KILL = 2;
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    /** How often a condition awaited is tested. */
+    static final Duration POLL = Duration.ofMillis(20);
 
     private LocalCluster cluster;
     private ChaosLoad load;
@@ -112,9 +113,9 @@ class RepeatedKillIT {
         String restartedLast = null;
         for (int k = 1; k <= kills; k++) {
             NodeProcess primary = load.target().node();
-            awaitOrFail("every session processed " + PROGRESS_BEFORE_KILL + " times on " + primary.name(),
-                    Duration.ofMinutes(2), () -> load.progressed(PROGRESS_BEFORE_KILL));
-            awaitOrFail(primary.name() + " reports every session at its write-quota", Duration.ofSeconds(60),
+            load.awaitOrFail("every session processed " + PROGRESS_BEFORE_KILL + " times on " + primary.name(),
+                    Duration.ofMinutes(2), POLL, () -> load.progressed(PROGRESS_BEFORE_KILL));
+            load.awaitOrFail(primary.name() + " reports every session at its write-quota", Duration.ofSeconds(60), POLL,
                     () -> quotaMet(primary));
 
             load.crashing();
@@ -127,7 +128,7 @@ class RepeatedKillIT {
                     : all.get((all.indexOf(primary.name()) + 1) % all.size());
             NodeProcess next = cluster.node(nextName);
             load.failOver(next);
-            awaitOrFail("every session verified on " + next.name(), Duration.ofMinutes(1), load::allOnTarget);
+            load.awaitOrFail("every session verified on " + next.name(), Duration.ofMinutes(1), POLL, load::allOnTarget);
             long failedOver = millisSince(killedAt);
 
             long restartAt = System.nanoTime();
@@ -136,8 +137,8 @@ class RepeatedKillIT {
             cluster.awaitView(Duration.ofSeconds(60), all);
             long rejoined = millisSince(restartAt);
             NodeProcess restarted = cluster.node(primary.name());
-            awaitOrFail(restarted.name() + " holds backups again", Duration.ofSeconds(60),
-                    () -> gauge(restarted, "sessionrep_sessions_backup") > 0);
+            load.awaitOrFail(restarted.name() + " holds backups again", Duration.ofSeconds(60), POLL,
+                    () -> NodeMetrics.valueOrMinusOne(restarted, "sessionrep_sessions_backup") > 0);
             long holdsBackups = millisSince(restartAt);
             Thread.sleep(Long.getLong(SETTLE_PROPERTY, DEFAULT_SETTLE_MS));
             String line = String.format("kill %d: %s killed, load to %s; survivors' view %d ms, all %d sessions"
@@ -149,7 +150,7 @@ class RepeatedKillIT {
         }
 
         NodeProcess last = load.target().node();
-        awaitOrFail("every session processed on " + last.name(), Duration.ofMinutes(2),
+        load.awaitOrFail("every session processed on " + last.name(), Duration.ofMinutes(2), POLL,
                 () -> load.progressed(PROGRESS_BEFORE_KILL));
         load.stopLoad();
         List<String> problems = new ArrayList<>(load.problems());
@@ -182,30 +183,7 @@ class RepeatedKillIT {
     }
 
     private static boolean quotaMet(NodeProcess primary) {
-        return gauge(primary, "sessionrep_sessions_below_quota") == 0.0;
-    }
-
-    private static double gauge(NodeProcess node, String name) {
-        try {
-            return NodeMetrics.value(node, name);
-        } catch (Exception e) {
-            return -1;
-        }
-    }
-
-    private void awaitOrFail(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            String failed = load.failedThread();
-            if (failed != null) {
-                fail("a client thread ended while waiting for: " + what + ": " + failed
-                        + "\nproblems: " + load.problems());
-            }
-            if (System.nanoTime() > deadline) {
-                fail("not within " + timeout + ": " + what + "; problems: " + load.problems());
-            }
-            Thread.sleep(20);
-        }
+        return NodeMetrics.valueOrMinusOne(primary, "sessionrep_sessions_below_quota") == 0.0;
     }
 
     private static long millisSince(long nanos) {

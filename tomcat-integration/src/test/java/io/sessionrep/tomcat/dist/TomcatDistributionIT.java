@@ -1,12 +1,11 @@
 package io.sessionrep.tomcat.dist;
 
+import io.sessionrep.testsupport.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -59,7 +58,7 @@ class TomcatDistributionIT {
 
     @Test
     void twoTomcatProcessesReplicateFailOverAndInvalidate() throws Exception {
-        int[] ports = freePorts(4);
+        int[] ports = FreePorts.onLoopback(4);
         String contextA = documentedContext("node-a", ports[2], ports[3]);
         String contextB = documentedContext("node-b", ports[2], ports[3]);
         Node a = start(prepare("node-a", ports[0], contextA));
@@ -115,7 +114,7 @@ class TomcatDistributionIT {
 
     @Test
     void contextWithABadAttributeFailsToStartWithALogLineNamingIt() throws Exception {
-        int[] ports = freePorts(3);
+        int[] ports = FreePorts.onLoopback(3);
         String context = documentedContext("node-a", ports[1], ports[2])
                 .replace("<Manager ", "<Manager writeQuota=\"-1\" ");
         Node node = start(prepare("node-a", ports[0], context));
@@ -329,22 +328,5 @@ class TomcatDistributionIT {
         String value = System.getProperty(property);
         assertNotNull(value, "system property " + property + " (set by the failsafe configuration)");
         return value;
-    }
-
-    private static int[] freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
     }
 }
