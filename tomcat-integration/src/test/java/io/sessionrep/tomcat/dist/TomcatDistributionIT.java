@@ -1,5 +1,7 @@
 package io.sessionrep.tomcat.dist;
 
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.JmxMeters;
 import io.sessionrep.testsupport.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -76,6 +78,12 @@ class TomcatDistributionIT {
         assertTrue(user.cookie.endsWith(".node-a"), "route from jvmRoute: " + user.cookie);
         Reply processed = user.get(a, "process");
         assertEquals("1", processed.field("version"));
+        // metrics=jmx by default: the meters are MBeans of Tomcat's JVM, as jconsole would attach and see them
+        try (JmxMeters jmx = JmxMeters.attach(a.process.pid(), "node-a")) {
+            assertEquals(1, jmx.value(ReplicationMetrics.SESSIONS_PRIMARY), "MBeans: " + jmx.names());
+            assertTrue(jmx.names().stream().allMatch(n -> "/session-test".equals(n.getKeyProperty("context"))),
+                    jmx.names().toString());
+        }
 
         Reply onB = user.get(b, "verify");
         assertEquals("node-b", onB.field("node"), onB.body());
@@ -135,7 +143,8 @@ class TomcatDistributionIT {
         }
         assertTrue(classes.contains("io/sessionrep/tomcat/ReplicatedSessionManager.class"));
         for (String shaded : List.of("jgroups/JChannel", "esotericsoftware/kryo/Kryo", "objenesis/Objenesis",
-                "micrometer/core/instrument/MeterRegistry")) {
+                "micrometer/core/instrument/MeterRegistry", "micrometer/jmx/JmxMeterRegistry",
+                "codahale/metrics/jmx/JmxReporter", "slf4j/LoggerFactory", "slf4j/jul/JULServiceProvider")) {
             assertTrue(classes.contains("io/sessionrep/shaded/" + shaded + ".class"), shaded + " relocated");
         }
         List<String> foreign = classes.stream().filter(n -> !n.startsWith("io/sessionrep/")
