@@ -5,6 +5,8 @@ import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.JmxMeters;
 import io.sessionrep.jetty.ReplicatedSessionCacheFactory;
 import io.sessionrep.jetty.ReplicatedSessionDataStoreFactory;
+import io.sessionrep.testsupport.Browser;
+import io.sessionrep.testsupport.SessionServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -47,7 +49,7 @@ class JettyJmxTest {
 
     @Test
     void metersAreMBeansWhileTheContextRunsAndGoneWhenItStops() throws Exception {
-        cluster = TestCluster.start("jmx", 2, b -> b);
+        cluster = TestCluster.start("jmx", 2, (i, b) -> b);
         JettyNode a = cluster.node(0);
         JettyNode b = cluster.node(1);
         JmxMeters jmxA = new JmxMeters(a.config.clusterName(), "node-a");
@@ -73,7 +75,7 @@ class JettyJmxTest {
 
     @Test
     void metricsNoneRegistersNoMBean() throws Exception {
-        cluster = TestCluster.start("no-jmx", 2, b -> b.metrics(MetricsExport.NONE));
+        cluster = TestCluster.start("no-jmx", 2, (i, b) -> b.metrics(MetricsExport.NONE));
         JettyNode a = cluster.node(0);
         assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
         await("update sent").atMost(REPLICATION).until(() -> a.count(ReplicationMetrics.UPDATES_SENT) == 1);

@@ -2,6 +2,7 @@ package io.sessionrep.tomcat.it;
 
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.JmxMeters;
+import io.sessionrep.testsupport.Browser;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,7 +61,7 @@ class TomcatJmxTest {
         assertEquals(Set.of("/"), contexts(root.names()));
         assertEquals(Set.of("/other"), contexts(other.names()));
 
-        assertEquals("ok", new Browser().getOther(a, "op=set&name=color&value=red").body());
+        assertEquals("ok", new Browser().get(a.uri("/other", "op=set&name=color&value=red")).body());
         assertEquals(1, other.value(ReplicationMetrics.SESSIONS_PRIMARY));
         assertEquals(1, root.value(ReplicationMetrics.SESSIONS_PRIMARY));
 
