@@ -96,3 +96,6 @@ etc/sessionrep.xml
 
 ## async-queue-bytes: Bound of the async sender's queue, in bytes. Default 64MiB.
 # sessionrep.async-queue-bytes=64MiB
+
+## metrics: jmx | none. jmx: the meters are MBeans of the platform MBeanServer, domain sessionrep (jconsole, the jmx module), removed when the application stops. Default jmx.
+# sessionrep.metrics=jmx

@@ -33,7 +33,11 @@ import java.util.List;
  * GMS             join_timeout 1.5s: how long a starting node looks for a coordinator before it
  *                 founds a cluster of its own; print_local_addr off
  * UFC / MFC       max_credits 4M, min_threshold 0.4: a sender may have 4 MB in flight to a receiver that
- *                 has not yet processed it, then it waits for credits
+ *                 has not yet processed it, then it waits for credits; max_block_time 500ms: after
+ *                 waiting that long it asks the receiver for credits. JGroups' default (5 s) stalled all
+ *                 replication to a node that had just joined for 5 s: a joining node does not count what
+ *                 it receives before its first view, so it never replenished the credits spent on it
+ *                 meanwhile, and an async primary killed in that window lost 5 s of updates
  * FRAG4           frag_size 60000: messages (whole sessions up to max-session-size) are fragmented
  * </pre>
  * Detection, measured on 127.0.0.1 (2 cores): a member that closes its channel leaves the others' view
@@ -54,6 +58,7 @@ final class UpperProtocols {
     static final long JOIN_TIMEOUT_MS = 1_500;
     static final long FLOW_CONTROL_CREDITS = 4L * 1024 * 1024;
     static final double FLOW_CONTROL_MIN_THRESHOLD = 0.4;
+    static final long FLOW_CONTROL_MAX_BLOCK_MS = 500;
     static final int FRAG_SIZE = 60_000;
 
     private UpperProtocols() {
@@ -74,8 +79,10 @@ final class UpperProtocols {
                 new UNICAST3(),
                 new STABLE().setDesiredAverageGossip(STABLE_GOSSIP_MS).setMaxBytes(STABLE_MAX_BYTES),
                 new GMS().setJoinTimeout(JOIN_TIMEOUT_MS).printLocalAddress(false),
-                new UFC().setMaxCredits(FLOW_CONTROL_CREDITS).setMinThreshold(FLOW_CONTROL_MIN_THRESHOLD),
-                new MFC().setMaxCredits(FLOW_CONTROL_CREDITS).setMinThreshold(FLOW_CONTROL_MIN_THRESHOLD),
+                new UFC().setMaxCredits(FLOW_CONTROL_CREDITS).setMinThreshold(FLOW_CONTROL_MIN_THRESHOLD)
+                        .setMaxBlockTime(FLOW_CONTROL_MAX_BLOCK_MS),
+                new MFC().setMaxCredits(FLOW_CONTROL_CREDITS).setMinThreshold(FLOW_CONTROL_MIN_THRESHOLD)
+                        .setMaxBlockTime(FLOW_CONTROL_MAX_BLOCK_MS),
                 new FRAG4().setFragSize(FRAG_SIZE));
     }
 }

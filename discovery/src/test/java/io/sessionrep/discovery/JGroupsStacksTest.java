@@ -73,6 +73,14 @@ class JGroupsStacksTest {
     }
 
     @Test
+    void aSenderWithoutCreditsAsksForThemWithinHalfASecond() {
+        // JGroups' default of 5 s stalled replication to a node that had just joined (see UpperProtocols)
+        List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC).build());
+        assertEquals(500, find(stack, UFC.class).getMaxBlockTime());
+        assertEquals(500, find(stack, MFC.class).getMaxBlockTime());
+    }
+
+    @Test
     void failureDetectionIsTunedForSecondsNotMinutes() {
         List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC).build());
         FD_ALL3 heartbeats = find(stack, FD_ALL3.class);

@@ -8,9 +8,10 @@ import org.eclipse.jetty.util.thread.AutoLock;
 
 /**
  * A Jetty session that reports what the application does to it to its {@link ChangeTracker}:
- * {@code setAttribute}, {@code removeAttribute} (Jetty implements it as {@code setAttribute(name, null)}),
- * {@code getAttribute} and {@code setMaxInactiveInterval}. The ee10 {@code HttpSession} delegates every
- * call to this object, so nothing the application does escapes it.
+ * {@code setAttribute}, {@code removeAttribute} (Jetty implements it as {@code setAttribute(name, null)})
+ * and {@code getAttribute}. The ee10 {@code HttpSession} delegates every call to this object, so nothing
+ * the application does escapes it. Metadata ({@code setMaxInactiveInterval}, access times) is not reported:
+ * the core compares it with its own copy at request end.
  *
  * <p>A value read through {@code getAttribute} that is not of a known immutable type also marks the
  * session's data dirty, so that Jetty writes the session through the store at the end of the request
@@ -56,12 +57,6 @@ public class ReplicatedSession extends ManagedSession {
             cache.attributeModified(this);
         }
         return old;
-    }
-
-    @Override
-    public void setMaxInactiveInterval(int secs) {
-        super.setMaxInactiveInterval(secs);
-        data.changes().metadataChanged();
     }
 
     /**

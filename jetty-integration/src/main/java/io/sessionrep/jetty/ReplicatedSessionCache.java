@@ -15,8 +15,7 @@ import org.slf4j.LoggerFactory;
  * The working set of live sessions of one context: Jetty's {@link DefaultSessionCache} with three
  * adaptations and nothing else.
  * <ul>
- *   <li>It creates {@link ReplicatedSession}s, which report attribute and metadata changes to their
- *       tracker.</li>
+ *   <li>It creates {@link ReplicatedSession}s, which report attribute changes to their tracker.</li>
  *   <li>It flushes on response commit ({@code flushOnResponseCommit = true} by default): a session changed
  *       by the request is written through {@link ReplicatedSessionDataStore} before the response headers
  *       leave, so that in {@code sync} mode the client never sees a response before a backup holds the

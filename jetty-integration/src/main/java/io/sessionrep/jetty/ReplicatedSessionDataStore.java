@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.eclipse.jetty.server.Context;
@@ -79,8 +80,12 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
     private final MeterRegistry meters;
     private final Function<ReplicationConfig, ReplicationTransport> transports;
     private volatile SessionReplicator replicator;
+    private NodeMeters nodeMeters;
 
-    /** A store replicating over JGroups, as configured by {@code config}. */
+    /**
+     * A store replicating over JGroups, as configured by {@code config}. Its meters go to {@code meters}
+     * (null: none of the application's) and, with {@code metrics=jmx}, to JMX while the context runs.
+     */
     public ReplicatedSessionDataStore(ReplicationConfig config, MeterRegistry meters) {
         this(config, meters, JGroupsTransport::new);
     }
@@ -89,7 +94,7 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
     public ReplicatedSessionDataStore(ReplicationConfig config, MeterRegistry meters,
                                       Function<ReplicationConfig, ReplicationTransport> transports) {
         this.config = Objects.requireNonNull(config, "config");
-        this.meters = Objects.requireNonNull(meters, "meters");
+        this.meters = meters;
         this.transports = Objects.requireNonNull(transports, "transports");
     }
 
@@ -127,8 +132,14 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         // the core logs the one-line config and each notYetActive() warning as it starts
         LOG.info("Session replication for context '{}' (session id route suffix .{}):\n{}",
                 _context.getCanonicalContextPath(), workerName, config.describe());
-        replicator = SessionReplicator.start(config, transports.apply(config), appClassLoader(), meters,
-                replicatedCache.sessionEvents());
+        nodeMeters = NodeMeters.open(config, contextPath(), meters);
+        try {
+            replicator = SessionReplicator.start(config, transports.apply(config), appClassLoader(),
+                    nodeMeters.registry(), replicatedCache.sessionEvents());
+        } catch (RuntimeException e) {
+            closeMeters();
+            throw e;
+        }
         super.doStart();
     }
 
@@ -137,9 +148,25 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         super.doStop();
         SessionReplicator running = replicator;
         replicator = null;
-        if (running != null) {
-            running.close();
+        try {
+            if (running != null) {
+                running.close();
+            }
+        } finally {
+            closeMeters();
         }
+    }
+
+    private void closeMeters() {
+        if (nodeMeters != null) {
+            nodeMeters.close();
+            nodeMeters = null;
+        }
+    }
+
+    private String contextPath() {
+        Context context = _context.getContext();
+        return context == null ? "/" : context.getContextPath();
     }
 
     private ClassLoader appClassLoader() {

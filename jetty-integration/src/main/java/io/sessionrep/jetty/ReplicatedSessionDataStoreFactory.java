@@ -1,7 +1,6 @@
 package io.sessionrep.jetty;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Metrics;
 import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
 import org.eclipse.jetty.server.Context;
@@ -39,13 +38,17 @@ public class ReplicatedSessionDataStoreFactory extends AbstractSessionDataStoreF
     private MeterRegistry meters;
     private String contextPath;
 
-    /** For Jetty XML: options are set with {@link #setOption}; meters go to Micrometer's global registry. */
+    /**
+     * For Jetty XML: options are set with {@link #setOption}; the meters are exported as the {@code metrics}
+     * option says (JMX by default).
+     */
     public ReplicatedSessionDataStoreFactory() {
     }
 
+    /** Meters go to {@code meters} (null: none of the application's) and as {@code metrics} says. */
     public ReplicatedSessionDataStoreFactory(ReplicationConfig config, MeterRegistry meters) {
         this.config = Objects.requireNonNull(config, "config");
-        this.meters = Objects.requireNonNull(meters, "meters");
+        this.meters = meters;
     }
 
     /** One option by its canonical name ({@code replication-mode}, {@code peers}, ...); null or blank: default. */
@@ -56,6 +59,7 @@ public class ReplicatedSessionDataStoreFactory extends AbstractSessionDataStoreF
         options.put(name, value);
     }
 
+    /** A registry of the embedding application that also gets the meters (besides JMX, if on). */
     public void setMeterRegistry(MeterRegistry meters) {
         this.meters = meters;
     }
@@ -99,8 +103,7 @@ public class ReplicatedSessionDataStoreFactory extends AbstractSessionDataStoreF
             }
             resolved = config;
         }
-        ReplicatedSessionDataStore store = new ReplicatedSessionDataStore(resolved,
-                meters != null ? meters : Metrics.globalRegistry);
+        ReplicatedSessionDataStore store = new ReplicatedSessionDataStore(resolved, meters);
         store.setGracePeriodSec(getGracePeriodSec());
         store.setSavePeriodSec(getSavePeriodSec());
         return store;

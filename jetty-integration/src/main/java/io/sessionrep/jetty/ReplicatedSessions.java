@@ -43,6 +43,8 @@ public final class ReplicatedSessions {
     /**
      * Configures {@code context}'s session handler so that its sessions are replicated with
      * {@code config}. Call before the server starts; the cluster node starts and stops with the context.
+     * The meters go to {@code meters} (null: none of the application's) and, with {@code metrics=jmx} (the
+     * default), to JMX MBeans that are unregistered when the context stops.
      *
      * @throws ConfigException when {@code node-name} cannot be a route suffix (it contains a dot)
      */
@@ -61,7 +63,6 @@ public final class ReplicatedSessions {
                                              Function<ReplicationConfig, ReplicationTransport> transports) {
         Objects.requireNonNull(context, "context");
         Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(meters, "meters");
         String nodeName = config.nodeName();
         if (nodeName == null || nodeName.isBlank() || nodeName.contains(".")) {
             throw new ConfigException("node-name", "'" + nodeName + "' cannot be a session id route suffix;"

@@ -15,7 +15,6 @@ import java.util.Set;
 public final class ChangeTracker {
     private Set<String> written = new HashSet<>();
     private Set<String> removed = new HashSet<>();
-    private boolean metadataChanged;
 
     /** setAttribute (also with the same value: the caller may have mutated it). */
     public synchronized void attributeSet(String name) {
@@ -43,17 +42,11 @@ public final class ChangeTracker {
         }
     }
 
-    /** maxInactiveInterval changed. */
-    public synchronized void metadataChanged() {
-        metadataChanged = true;
-    }
-
     /** Takes and clears what was recorded. */
     public synchronized Changes drain() {
-        Changes changes = new Changes(written, removed, metadataChanged);
+        Changes changes = new Changes(written, removed);
         written = new HashSet<>();
         removed = new HashSet<>();
-        metadataChanged = false;
         return changes;
     }
 
@@ -69,13 +62,15 @@ public final class ChangeTracker {
                 removed.add(name);
             }
         }
-        metadataChanged |= changes.metadataChanged();
     }
 
-    /** What one or more requests changed. */
-    public record Changes(Set<String> written, Set<String> removed, boolean metadataChanged) {
+    /**
+     * What one or more requests did to attributes. Metadata (max-inactive, access time) is not tracked: the
+     * core compares it with its own copy at request end.
+     */
+    public record Changes(Set<String> written, Set<String> removed) {
         public boolean isEmpty() {
-            return written.isEmpty() && removed.isEmpty() && !metadataChanged;
+            return written.isEmpty() && removed.isEmpty();
         }
     }
 }

@@ -47,7 +47,9 @@ final class IncomingMessages implements MessageReceiver {
                     node.backups.touch(e.sessionId(), e.lastAccessedTime(), sender.name());
                 }
             } else if (message instanceof Message.Release m) {
-                node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
+                boolean dropped = node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
+                LOG.log(System.Logger.Level.DEBUG, () -> "release of session " + m.sessionId() + " at version " + m.version()
+                        + " from " + sender.name() + (dropped ? ": copy dropped" : ": copy kept"));
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
             } else if (message instanceof Message.Ownership m) {
@@ -84,11 +86,22 @@ final class IncomingMessages implements MessageReceiver {
                 synchronized (mine) {
                     myVersion = mine.copy.version();
                 }
-                if (version > myVersion || (version == myVersion && sender.name().compareTo(node.self.name()) > 0)) {
+                // a newer copy exists elsewhere: step down. At the same version only a promoted (dormant)
+                // entry yields: the sender may be a promoted node itself, and a serving owner must not
+                // give way to it (its announcement settles who owns the session)
+                if (version > myVersion || (version == myVersion && mine.dormant)) {
                     loseOwnership(id);
+                } else {
+                    // this node owns a copy at least as new: nothing to hold as a backup
+                    return m.ackRequested() ? WireCodec.encode(new Message.Ack(Message.AckStatus.APPLIED, version)) : null;
                 }
             }
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
+            if (status != Message.AckStatus.APPLIED) {
+                Message.AckStatus logged = status;
+                LOG.log(System.Logger.Level.DEBUG, () -> "update of session " + id + " " + update.fromVersion() + "->"
+                        + update.toVersion() + (update.full() ? " (full)" : "") + " from " + sender.name() + ": " + logged);
+            }
             if (status == Message.AckStatus.NEED_FULL && !m.ackRequested()) {
                 node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
             }
@@ -128,11 +141,12 @@ final class IncomingMessages implements MessageReceiver {
 
     /**
      * Another node announces it became primary at {@code version}. Version numbers decide: the newer state
-     * wins, whoever holds it. A primary here that is newer answers with its own announcement (the other
-     * node steps down); a backup here that is newer keeps its copy and sends it to the announcer (which then
-     * steps down too, so the next request takes the newest copy over). Otherwise this node's live copy is
-     * dropped, and its backup either follows the new owner or, if it is not one of its backups, is dropped
-     * so a stale copy can never be promoted later.
+     * wins, whoever holds it; at the same version an owner serving requests outranks one that promoted a
+     * backup proactively, and between equals the greater node name wins. A primary here that outranks the
+     * announcer answers with its own announcement (the other node steps down); a backup here that is newer
+     * keeps its copy and sends it to the announcer (which then steps down too, so the next request takes
+     * the newest copy over). Otherwise this node's live copy is dropped, and its backup either follows the
+     * new owner or, if it is not one of its backups, is dropped so a stale copy can never be promoted later.
      */
     private void onOwnership(Message.Ownership m) {
         String id = m.sessionId();
@@ -143,14 +157,21 @@ final class IncomingMessages implements MessageReceiver {
         PrimaryEntry mine = node.primary(id);
         if (mine != null) {
             long myVersion;
+            boolean serving;
             synchronized (mine) {
                 myVersion = mine.copy.version();
+                serving = !mine.dormant;
             }
-            if (m.version() > myVersion || (m.version() == myVersion && m.owner().compareTo(node.self.name()) > 0)) {
+            boolean theyWin = outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name());
+            LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + id + ": " + m.owner() + " at " + m.version()
+                    + (m.serving() ? " serving" : " promoted") + " vs this node at " + myVersion + (serving ? " serving" : " promoted")
+                    + (theyWin ? ": yields" : ": keeps"));
+            if (theyWin) {
                 loseOwnership(id);
             } else {
                 if (owner != null) {
-                    node.transport.send(owner, WireCodec.encode(new Message.Ownership(id, myVersion, node.self.name())));
+                    node.transport.send(owner, WireCodec.encode(
+                            new Message.Ownership(id, myVersion, node.self.name(), serving)));
                 }
                 return;
             }
@@ -171,10 +192,23 @@ final class IncomingMessages implements MessageReceiver {
             return;
         }
         if (!node.placement.isBackup(id, owner, node.members(), node.self.name())) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + id + " at version " + held
+                    + ": new owner " + m.owner() + " at " + m.version() + " does not use this node");
             node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
         } else {
             backup.owner = owner;
         }
+    }
+
+    /** True when owner {@code a} (version, serving, name) outranks owner {@code b} of the same session. */
+    static boolean outranks(long aVersion, boolean aServing, String aName, long bVersion, boolean bServing, String bName) {
+        if (aVersion != bVersion) {
+            return aVersion > bVersion;
+        }
+        if (aServing != bServing) {
+            return aServing;
+        }
+        return aName.compareTo(bName) > 0;
     }
 
     private void loseOwnership(String id) {

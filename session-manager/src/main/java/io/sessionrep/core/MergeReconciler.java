@@ -270,7 +270,7 @@ final class MergeReconciler {
             }
             mine.syncedBackups.clear();
             mine.confirmedBackups.clear();
-            node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, version, node.self.name())));
+            node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, version, node.self.name(), !mine.dormant)));
         }
         node.metrics.mergeKept.increment();
         return true;

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * recently invalidated ids, and the current view.
  */
 final class NodeState {
+    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
     static final Duration TOMBSTONE_TTL = Duration.ofMinutes(10);
     /** How long a node remembers that another took a session over from it (refuses to re-create it). */
     static final Duration LOST_OWNERSHIP_TTL = Duration.ofMinutes(2);
@@ -175,6 +176,8 @@ final class NodeState {
                 transport.send(m, release);
             }
         }
+        LOG.log(System.Logger.Level.DEBUG, () -> "released former backups " + entry.formerBackups + " of session "
+                + entry.copy.sessionId() + " at version " + entry.copy.version() + "; confirmed " + entry.confirmedBackups);
         entry.formerBackups.clear();
     }
 

@@ -16,6 +16,8 @@ final class PrimaryEntry {
     final Set<String> syncedBackups = new HashSet<>();
     /** Chosen backups that acknowledged holding the chain (a full copy or a sync update). */
     final Set<String> confirmedBackups = new HashSet<>();
+    /** Chosen backups sent a full copy for confirmation whose answer has not come yet (not sent twice). */
+    final Set<String> confirming = new HashSet<>();
     /**
      * Backups no longer chosen (membership changed) that still hold a copy. They are released only once
      * every chosen backup has acknowledged a copy: until then they may be the only up-to-date holders.
@@ -27,7 +29,7 @@ final class PrimaryEntry {
      * Promoted from a backup because its primary left, and not yet used by a request here: the container
      * does not hold it live, so the core expires it itself (replicated last-access time).
      */
-    boolean dormant;
+    volatile boolean dormant;
     /** max-session-size warning already logged for this session. */
     boolean oversizeWarned;
 

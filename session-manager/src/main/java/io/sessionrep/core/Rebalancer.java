@@ -139,11 +139,10 @@ final class Rebalancer implements AutoCloseable {
                 if (copy != null && !found.servedElsewhere() && !node.tombstones.contains(id)
                         && node.primary(id) == null) {
                     waitForQueueRoom();
-                    PrimaryEntry entry = takeOver.becomePrimary(copy);
-                    synchronized (entry) {
-                        entry.dormant = true;
-                    }
+                    takeOver.becomePrimary(copy, false);
                     node.metrics.promotions.increment();
+                    LOG.log(System.Logger.Level.DEBUG, () -> "promoted session " + id + " from version " + copy.toVersion()
+                            + " (own backup " + backup.copy.version() + ") after its primary " + backup.owner.name() + " left");
                     promoted++;
                 }
             }
@@ -174,7 +173,7 @@ final class Rebalancer implements AutoCloseable {
             for (Member t : targets) {
                 boolean isNew = !before.contains(t.name());
                 boolean mustConfirm = !entry.formerBackups.isEmpty() && !entry.confirmedBackups.contains(t.name());
-                if (isNew || mustConfirm) {
+                if ((isNew || mustConfirm) && !entry.confirming.contains(t.name())) {
                     needCopy.add(t);
                 }
             }
@@ -191,12 +190,18 @@ final class Rebalancer implements AutoCloseable {
                 }
                 return needCopy.size();
             }
+            for (Member target : needCopy) {
+                entry.confirming.add(target.name());
+            }
         }
         for (Member target : needCopy) {
             acquireInFlight();
             node.metrics.rebalanced.increment();
             replication.sendForAck(target, full).whenComplete((status, error) -> {
                 inFlight.release();
+                synchronized (entry) {
+                    entry.confirming.remove(target.name()); // answered or failed: a later pass may send again
+                }
                 if (error == null && status == io.sessionrep.core.wire.Message.AckStatus.APPLIED) {
                     synchronized (entry) {
                         if (!entry.removed && entry.syncedBackups.contains(target.name())) {

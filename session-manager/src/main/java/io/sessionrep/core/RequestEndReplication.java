@@ -59,6 +59,9 @@ final class RequestEndReplication {
                 node.metrics.ownershipConflicts.increment();
                 LOG.log(System.Logger.Level.INFO, "session " + id + " was taken over by another node during a request"
                         + " here; this request's changes are not replicated (the newer owner's state wins)");
+                // tell the container again: the first notice may have come while it was still loading the
+                // session (nothing to evict then), and a live copy left here would serve unreplicated changes
+                node.events.ownershipLost(id);
                 return List.of();
             }
             entry = node.primaries.computeIfAbsent(id, k -> new PrimaryEntry(new SessionCopy(k)));

@@ -103,6 +103,7 @@ public final class SessionReplicator implements AutoCloseable {
             replicator.node.sender.close(0);
             replicator.rebalancer.close();
             replicator.maintenance.shutdownNow();
+            replicator.node.metrics.close();
             throw e;
         }
         replicator.node.setMembers(transport.members());
@@ -350,7 +351,10 @@ public final class SessionReplicator implements AutoCloseable {
         }
     }
 
-    /** Flushes queued replication (bounded wait), leaves the cluster, stops threads. Idempotent. */
+    /**
+     * Flushes queued replication (bounded wait), leaves the cluster, stops threads and removes the node's
+     * meters from the registry. Idempotent.
+     */
     @Override
     public void close() {
         if (node.closed()) {
@@ -362,6 +366,7 @@ public final class SessionReplicator implements AutoCloseable {
         node.markClosed();
         maintenance.shutdownNow();
         node.transport.close();
+        node.metrics.close();
         LOG.log(System.Logger.Level.INFO, "node " + node.self.name() + " left cluster '" + node.config.clusterName() + "'");
     }
 }

@@ -79,6 +79,9 @@ final class TakeOver {
             return Optional.empty();
         }
         node.lostOwnership.remove(sessionId);
+        SessionUpdate localCopy = local;
+        LOG.log(System.Logger.Level.DEBUG, () -> "taking session " + sessionId + " over from version " + source.toVersion()
+                + (source == localCopy ? " (own copy)" : " (cluster; own copy " + (localCopy == null ? "none" : localCopy.toVersion()) + ")"));
         PrimaryEntry entry;
         if (owned != null && source == local) {
             entry = owned;
@@ -90,7 +93,7 @@ final class TakeOver {
                 node.dropPrimary(sessionId); // our promoted copy is older than one elsewhere
             }
             boolean fromLocalBackup = source == local;
-            entry = becomePrimary(source);
+            entry = becomePrimary(source, true);
             (fromLocalBackup ? node.metrics.takeoversLocal : node.metrics.takeoversCluster).increment();
         }
         return Optional.of(restore(sessionId, source, entry));
@@ -114,19 +117,21 @@ final class TakeOver {
 
     /**
      * Makes this node primary of a session from a full copy, at the copy's version + 1, and announces it.
-     * Also used to promote an orphaned backup proactively (the {@link Rebalancer}).
+     * {@code serving}: for a request here; false when the {@link Rebalancer} promotes an orphaned backup
+     * proactively (the entry is dormant, and yields to a serving owner at the same version).
      */
-    PrimaryEntry becomePrimary(SessionUpdate source) {
+    PrimaryEntry becomePrimary(SessionUpdate source, boolean serving) {
         String id = source.sessionId();
         SessionCopy copy = SessionCopy.of(source);
         copy.setVersion(source.toVersion() + 1);
         PrimaryEntry fresh = new PrimaryEntry(copy);
+        fresh.dormant = !serving;
         PrimaryEntry entry = node.primaries.putIfAbsent(id, fresh);
         if (entry != null) {
             return entry; // a concurrent request on this node took it over first
         }
         node.backups.remove(id);
-        node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, copy.version(), node.self.name())));
+        node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, copy.version(), node.self.name(), serving)));
         if (node.config.writeQuota() > 0) {
             synchronized (fresh) {
                 SessionUpdate full = fresh.copy.toFullUpdate();

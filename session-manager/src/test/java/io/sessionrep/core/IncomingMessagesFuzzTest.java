@@ -92,7 +92,7 @@ class IncomingMessagesFuzzTest {
         SessionUpdate delta = new SessionUpdate("s", 3, 4, false, 1, 2, 60, Map.of("text", kryoBytesOf("bye")), Set.of("map"));
         return List.of(WireCodec.encode(new Message.Update(full, false)), WireCodec.encode(new Message.Update(delta, true)),
                 WireCodec.encode(new Message.Touch(List.of(new Message.Touch.Entry("s", 5)))),
-                WireCodec.encode(new Message.Ownership("s", 9, "mallory")), WireCodec.encode(new Message.Fetch("s")),
+                WireCodec.encode(new Message.Ownership("s", 9, "mallory", true)), WireCodec.encode(new Message.Fetch("s")),
                 WireCodec.encode(new Message.Release("s", 3)), WireCodec.encode(new Message.Invalidate("s")));
     }
 

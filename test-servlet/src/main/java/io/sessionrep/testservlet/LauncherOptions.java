@@ -142,13 +142,15 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                   --serialization-allowlist=P[,P...]  application packages/classes allowed in sessions
                   --async-queue-entries=N    bound of the async sender's queue (default 10000)
                   --async-queue-bytes=BYTES  bound of the async sender's queue (default 64MiB)
+                  --metrics=M                jmx | none: the meters as JMX MBeans too (default jmx)
 
                 example:
                   java -jar sessionrep-node.jar --http-port=8081 --node-name=node-b \\
                        --bind-port=7801 --peers=127.0.0.1:7800 --replication-mode=sync
 
                   GET /cluster on the HTTP port shows this node's view of the cluster as JSON,
-                  GET /metrics its meters in Prometheus text format.
+                  GET /metrics its meters in Prometheus text format (with --metrics=jmx, the
+                  default, they are also MBeans of domain sessionrep).
                 """;
     }
 }

@@ -14,6 +14,11 @@ import java.util.Map;
 public final class NodeCommand {
 
     public static final String CLASSPATH_PROPERTY = "sessionrep.node.classpath";
+    /**
+     * Extra JVM arguments for every node, separated by spaces, for example
+     * {@code -Djava.util.logging.config.file=debug-logging.properties} to see the core's DEBUG lines.
+     */
+    public static final String EXTRA_JVM_ARGS_PROPERTY = "sessionrep.node.jvm-args";
 
     /** Small, quick-starting JVMs: several share two cores in tests. */
     public static final List<String> DEFAULT_JVM_ARGS = List.of(
@@ -26,6 +31,10 @@ public final class NodeCommand {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(jvmArgs);
+        String extra = System.getProperty(EXTRA_JVM_ARGS_PROPERTY, "").strip();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.split("\\s+")));
+        }
         command.add("-cp");
         command.add(classpath());
         command.add(NodeLauncher.class.getName());

@@ -55,4 +55,13 @@ public final class NodeMetrics {
     public static double value(NodeProcess node, String name) throws IOException, InterruptedException {
         return value(scrape(node), name).orElse(-1);
     }
+
+    /** {@link #value(NodeProcess, String)}, -1 also when the scrape fails (the node is stopped, killed, ...). */
+    public static double valueOrMinusOne(NodeProcess node, String name) {
+        try {
+            return value(node, name);
+        } catch (Exception e) {
+            return -1;
+        }
+    }
 }

@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Tomcat session that reports what the application does to it to its {@link ChangeTracker}:
- * {@code setAttribute}, {@code removeAttribute} (Tomcat routes {@code setAttribute(name, null)} there too),
- * {@code getAttribute} and {@code setMaxInactiveInterval}. The {@code HttpSession} facade that applications
- * hold delegates every call to this object, so nothing the application does escapes it. Everything else is
+ * {@code setAttribute}, {@code removeAttribute} (Tomcat routes {@code setAttribute(name, null)} there too)
+ * and {@code getAttribute}. The {@code HttpSession} facade that applications hold delegates every call to
+ * this object, so nothing the application does escapes it. Metadata ({@code setMaxInactiveInterval}, access
+ * times) is not reported: the core compares it with its own copy at request end. Everything else is
  * {@link StandardSession}: listeners, binding events, expiry, notes.
  *
  * <p>Two ways out of a node, on purpose different:
@@ -35,8 +36,6 @@ public class ReplicatedSession extends StandardSession {
     private final transient AtomicInteger unreplicatedAccesses = new AtomicInteger();
     /** Another node owns the session now, or it was invalidated elsewhere: never replicate it from here. */
     private transient volatile boolean disowned;
-    /** When a replication last carried the access time (see {@link ReplicatedSessionManager#requestEnd}). */
-    private transient volatile long touched;
 
     public ReplicatedSession(ReplicatedSessionManager manager) {
         super(manager);
@@ -83,12 +82,6 @@ public class ReplicatedSession extends StandardSession {
         }
     }
 
-    @Override
-    public void setMaxInactiveInterval(int interval) {
-        super.setMaxInactiveInterval(interval);
-        changes.metadataChanged();
-    }
-
     // ------------------------------------------------------------------ request scope
 
     @Override
@@ -118,14 +111,6 @@ public class ReplicatedSession extends StandardSession {
         if (unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0 && isValidInternal() && !disowned) {
             replicatedManager().requestEnd(this);
         }
-    }
-
-    boolean touchDue(long now, long intervalMillis) {
-        return now - touched >= intervalMillis;
-    }
-
-    void touched(long now) {
-        touched = now;
     }
 
     // ------------------------------------------------------------------ leaving this node
@@ -175,17 +160,10 @@ public class ReplicatedSession extends StandardSession {
                 attributes.put(attribute.getKey(), attribute.getValue());
             }
         }
-        touched = restored.lastAccessedTime();
         isNew = false;
         isValid = true;
         setId(localId, false);
         activate();
-    }
-
-    @Override
-    public void setCreationTime(long time) {
-        super.setCreationTime(time);
-        touched = time; // a new session: its first replication (complete) carries the access time
     }
 
     /** What the core reads at request end: Tomcat's fields, minus attributes Tomcat never distributes. */

@@ -1,11 +1,11 @@
 package io.sessionrep.tomcat;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.apache.catalina.Context;
@@ -58,8 +58,6 @@ import java.util.function.Function;
 public class ReplicatedSessionManager extends ManagerBase {
     private static final Log log = LogFactory.getLog(ReplicatedSessionManager.class);
     private static final String NAME = "ReplicatedSessionManager";
-    /** A read-only request keeps backups' access time this accurate: a touch per quarter of the time-out. */
-    private static final int TOUCHES_PER_INTERVAL = 4;
     /** cluster-name/node-name of every manager running in this JVM: two contexts must not share both. */
     private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
     /** Set while the valve asks Tomcat which session a request used: finds live sessions, never takes over. */
@@ -80,6 +78,7 @@ public class ReplicatedSessionManager extends ManagerBase {
     };
     private Function<ReplicationConfig, ReplicationTransport> transports = JGroupsTransport::new;
     private MeterRegistry meters;
+    private volatile NodeMeters nodeMeters;
     private ReplicationValve valve;
     private String runningKey;
     private volatile ReplicationConfig config;
@@ -111,6 +110,7 @@ public class ReplicatedSessionManager extends ManagerBase {
     public void setSerializationAllowlist(String v) { attributes.set("serialization-allowlist", v); }
     public void setAsyncQueueEntries(String v) { attributes.set("async-queue-entries", v); }
     public void setAsyncQueueBytes(String v) { attributes.set("async-queue-bytes", v); }
+    public void setMetrics(String v) { attributes.set("metrics", v); }
 
     /**
      * Any other attribute of the {@code <Manager>} element (Tomcat calls this when no setter takes it, or
@@ -146,15 +146,20 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     /**
-     * Where replication meters go (embedded use). Default: a registry of this manager's own, readable
-     * through {@link #getMeterRegistry()}.
+     * A registry of the embedding application that also gets the replication meters (embedded use); the
+     * {@code metrics} attribute decides about JMX either way.
      */
     public void setMeterRegistry(MeterRegistry meters) {
         this.meters = meters;
     }
 
+    /**
+     * Where the meters go while started: the registry set with {@link #setMeterRegistry}, the JMX registry,
+     * or both; null while stopped, unless one was set.
+     */
     public MeterRegistry getMeterRegistry() {
-        return meters;
+        NodeMeters running = nodeMeters;
+        return running != null ? running.registry() : meters;
     }
 
     /** The transport each start replicates over (embedded use, tests). Default: JGroups. */
@@ -204,9 +209,6 @@ public class ReplicatedSessionManager extends ManagerBase {
         config = configured; // before ManagerBase starts its id generator: ids carry node-name as their route
         try {
             super.startInternal();
-            if (meters == null) {
-                meters = new SimpleMeterRegistry();
-            }
             log.info("Session replication for context [" + context.getName() + "], node " + configured.nodeName()
                     + " (session ids end in ." + configured.nodeName() + "); options (the Manager attributes are"
                     + " these names in camelCase):\n" + configured.describe());
@@ -229,7 +231,9 @@ public class ReplicatedSessionManager extends ManagerBase {
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(ReplicatedSessionManager.class.getClassLoader());
         try {
-            return SessionReplicator.start(configured, transports.apply(configured), appClassLoader, meters, events);
+            nodeMeters = NodeMeters.open(configured, context.getPath(), meters);
+            return SessionReplicator.start(configured, transports.apply(configured), appClassLoader,
+                    nodeMeters.registry(), events);
         } finally {
             thread.setContextClassLoader(previous);
         }
@@ -266,6 +270,11 @@ public class ReplicatedSessionManager extends ManagerBase {
         replicator = null;
         if (running != null) {
             running.close();
+        }
+        NodeMeters exported = nodeMeters;
+        nodeMeters = null;
+        if (exported != null) {
+            exported.close();
         }
         if (runningKey != null) {
             RUNNING.remove(runningKey);
@@ -434,20 +443,14 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     /**
-     * Hands what the request(s) changed to the core. A request that changed nothing sends nothing, except a
-     * small touch (the access time) once per quarter of the session's time-out, so that backups expire it
-     * and a take-over resumes it with an accurate idle time.
+     * Hands what the request(s) changed to the core. A request that changed nothing sends no attribute data;
+     * the core sends its backups the new access time in a batched touch, so that they expire the session and
+     * a take-over resumes it with an accurate idle time.
      */
     void requestEnd(ReplicatedSession session) {
         SessionReplicator engine = replicator;
         if (engine == null) {
             return;
-        }
-        long accessed = session.getThisAccessedTimeInternal();
-        int maxInactive = session.getMaxInactiveInterval();
-        if (maxInactive > 0 && session.touchDue(accessed, maxInactive * 1000L / TOUCHES_PER_INTERVAL)) {
-            session.changes().metadataChanged();
-            session.touched(accessed);
         }
         engine.requestEnd(session.snapshot(), session.changes());
     }

@@ -1,5 +1,6 @@
 package io.sessionrep.tomcat;
 
+import io.sessionrep.core.config.MetricsExport;
 import io.sessionrep.core.config.ReplicationConfig;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +57,18 @@ class ManagerAttributesTest {
         secret.set("cluster-key", "hunter2");
         e = assertThrows(IllegalArgumentException.class, () -> secret.toConfig(null));
         assertTrue(!e.getMessage().contains("hunter2") && e.getMessage().contains("clusterKey"), e.getMessage());
+    }
+
+    @Test
+    void metricsAttributeIsCheckedLikeTheOthers() {
+        ReplicatedSessionManager manager = new ReplicatedSessionManager();
+        manager.setMetrics("prometheus");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> managerAttributes(manager).toConfig("web-1"));
+        assertEquals("Manager attribute metrics=\"prometheus\" (option metrics): 'prometheus' is not allowed;"
+                + " expected one of jmx, none", e.getMessage());
+        manager.setMetrics("none");
+        assertEquals(MetricsExport.NONE, managerAttributes(manager).toConfig("web-1").metrics());
     }
 
     @Test

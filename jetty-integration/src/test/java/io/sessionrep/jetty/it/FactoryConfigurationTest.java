@@ -5,6 +5,8 @@ import io.sessionrep.jetty.ReplicatedSessionCache;
 import io.sessionrep.jetty.ReplicatedSessionCacheFactory;
 import io.sessionrep.jetty.ReplicatedSessionDataStore;
 import io.sessionrep.jetty.ReplicatedSessionDataStoreFactory;
+import io.sessionrep.testsupport.FreePorts;
+import io.sessionrep.testsupport.SessionServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -79,7 +81,7 @@ class FactoryConfigurationTest {
     @Test
     void factoriesOnTheServerReplicateEveryContext() throws Exception {
         String cluster = "factories-" + UUID.randomUUID().toString().substring(0, 8);
-        int[] ports = TestCluster.freePorts(2);
+        int[] ports = FreePorts.onLoopback(2);
         Server a = server("node-a", cluster, ports[0], ports[1]);
         Server b = server("node-b", cluster, ports[1], ports[0]);
         assertTrue(cache(a) instanceof ReplicatedSessionCache);

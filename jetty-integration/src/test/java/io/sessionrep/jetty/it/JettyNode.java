@@ -6,6 +6,8 @@ import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.jetty.ReplicatedSessions;
+import io.sessionrep.testsupport.EmbeddedNode;
+import io.sessionrep.testsupport.SessionServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -15,8 +17,7 @@ import java.net.URI;
 import java.util.function.Function;
 
 /** One embedded Jetty 12.1 ee10 server on 127.0.0.1 whose only context has replicated sessions. */
-final class JettyNode implements AutoCloseable {
-    final String name;
+final class JettyNode extends EmbeddedNode {
     final ReplicationConfig config;
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final Server server;
@@ -26,7 +27,7 @@ final class JettyNode implements AutoCloseable {
     private volatile ReplicationTransport transport;
 
     private JettyNode(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports) {
-        this.name = config.nodeName();
+        super(config.nodeName());
         this.config = config;
         server = new Server();
         connector = new ServerConnector(server);
@@ -35,7 +36,7 @@ final class JettyNode implements AutoCloseable {
         server.addConnector(connector);
         context = new ServletContextHandler(ServletContextHandler.SESSIONS);
         context.setContextPath("/");
-        SessionServlet servlet = new SessionServlet(name);
+        SessionServlet servlet = new SessionServlet(name());
         context.addServlet(new ServletHolder(servlet), "/session");
         context.addServlet(new ServletHolder(servlet), "/inner");
         sessions = ReplicatedSessions.install(context, config, meters, c -> {
@@ -53,20 +54,19 @@ final class JettyNode implements AutoCloseable {
         return node;
     }
 
-    URI uri(String query) {
+    @Override
+    public URI uri(String query) {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/session?" + query);
     }
 
-    SessionReplicator replicator() {
+    @Override
+    public SessionReplicator replicator() {
         return sessions.replicator();
     }
 
-    boolean hasLocalCopy(String sessionId) {
-        return replicator().hasLocalCopy(sessionId);
-    }
-
     /** Whether Jetty's session cache on this node holds the session live (not: a backup copy). */
-    boolean holdsLive(String sessionId) throws Exception {
+    @Override
+    public boolean holdsLive(String sessionId) throws Exception {
         return context.getSessionHandler().getSessionCache().contains(sessionId);
     }
 
@@ -75,28 +75,20 @@ final class JettyNode implements AutoCloseable {
         return t == null || !isRunning() ? 0 : t.members().size();
     }
 
-    boolean isRunning() {
+    @Override
+    public boolean isRunning() {
         return server.isRunning();
     }
 
-    /** Sum of this node's counters called {@code meter} that carry the given tags (key, value, ...). */
-    double count(String meter, String... tags) {
+    @Override
+    public double count(String meter, String... tags) {
         return meters.find(meter).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
     }
 
-    void stop() throws Exception {
+    @Override
+    public void stop() throws Exception {
         if (!server.isStopped()) {
             server.stop();
         }
-    }
-
-    @Override
-    public void close() throws Exception {
-        stop();
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }

@@ -3,6 +3,7 @@ package io.sessionrep.jetty.it;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.config.ReplicationTrigger;
 import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.testsupport.Browser;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -4,18 +4,12 @@ import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.testing.InMemoryNetwork;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.testsupport.EmbeddedCluster;
+import io.sessionrep.testsupport.FreePorts;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
-
-import static org.awaitility.Awaitility.await;
 
 /**
  * Two or three {@link JettyNode}s in this JVM forming one replication cluster over real JGroups channels
@@ -26,9 +20,8 @@ import static org.awaitility.Awaitility.await;
  * instead of JGroups: the same behaviours, without the transport (to tell a transport problem from an
  * integration problem).
  */
-final class TestCluster implements AutoCloseable {
+final class TestCluster extends EmbeddedCluster<JettyNode> {
     private static final boolean IN_MEMORY = "memory".equals(System.getProperty("sessionrep.it.transport"));
-    private final List<JettyNode> nodes = new ArrayList<>();
     private final InMemoryNetwork network = new InMemoryNetwork();
 
     private final UnaryOperator<ReplicationTransport> decorate;
@@ -54,8 +47,8 @@ final class TestCluster implements AutoCloseable {
     /** As above, each node's transport wrapped by {@code decorate} (a slower network, ...). */
     static TestCluster start(String testName, int size, Customizer customize,
                              UnaryOperator<ReplicationTransport> decorate) throws Exception {
-        String clusterName = testName + "-" + UUID.randomUUID().toString().substring(0, 8);
-        int[] ports = freePorts(size);
+        String clusterName = uniqueClusterName(testName);
+        int[] ports = FreePorts.onLoopback(size);
         TestCluster cluster = new TestCluster(decorate);
         try {
             for (int i = 0; i < size; i++) {
@@ -68,60 +61,14 @@ final class TestCluster implements AutoCloseable {
                         .bindAddress("127.0.0.1")
                         .bindPort(ports[i])
                         .peers(List.of(new HostPort("127.0.0.1", predecessor)))
-                        .serializationAllowlist(List.of("io.sessionrep.jetty.it."));
+                        .serializationAllowlist(List.of("io.sessionrep.testsupport."));
                 cluster.nodes.add(JettyNode.start(customize.apply(i, builder).build(), cluster::transport));
             }
-            await("cluster of " + size + " formed").atMost(Duration.ofSeconds(20))
-                    .until(() -> cluster.nodes.stream().allMatch(n -> n.members() == size));
+            cluster.awaitFormed(n -> n.members() == size);
             return cluster;
         } catch (Exception | Error e) {
             cluster.close();
             throw e;
-        }
-    }
-
-    static TestCluster start(String testName, int size, UnaryOperator<ReplicationConfig.Builder> all)
-            throws Exception {
-        return start(testName, size, (i, builder) -> all.apply(builder));
-    }
-
-    JettyNode node(int index) {
-        return nodes.get(index);
-    }
-
-    @Override
-    public void close() throws Exception {
-        Exception failure = null;
-        for (int i = nodes.size() - 1; i >= 0; i--) {
-            try {
-                nodes.get(i).stop();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    static int[] freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
         }
     }
 

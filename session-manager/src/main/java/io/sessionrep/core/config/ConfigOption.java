@@ -34,7 +34,8 @@ public enum ConfigOption {
     CLUSTER_KEY("cluster-key"),
     SERIALIZATION_ALLOWLIST("serialization-allowlist"),
     ASYNC_QUEUE_ENTRIES("async-queue-entries"),
-    ASYNC_QUEUE_BYTES("async-queue-bytes");
+    ASYNC_QUEUE_BYTES("async-queue-bytes"),
+    METRICS("metrics");
 
     private final String key;
 

@@ -15,6 +15,7 @@ import static io.sessionrep.core.config.ConfigOption.DYNAMIC_DISCOVERY;
 import static io.sessionrep.core.config.ConfigOption.JGROUPS_CONFIG;
 import static io.sessionrep.core.config.ConfigOption.MACHINE_ID;
 import static io.sessionrep.core.config.ConfigOption.MAX_SESSION_SIZE;
+import static io.sessionrep.core.config.ConfigOption.METRICS;
 import static io.sessionrep.core.config.ConfigOption.MULTICAST_ADDRESS;
 import static io.sessionrep.core.config.ConfigOption.MULTICAST_PORT;
 import static io.sessionrep.core.config.ConfigOption.NODE_NAME;
@@ -104,6 +105,7 @@ public final class ReplicationConfig {
     private final List<String> serializationAllowlist;
     private final int asyncQueueEntries;
     private final long asyncQueueBytes;
+    private final MetricsExport metrics;
     private final Set<ConfigOption> explicit;
 
     private ReplicationConfig(Builder b) {
@@ -131,6 +133,7 @@ public final class ReplicationConfig {
         this.serializationAllowlist = List.copyOf(b.serializationAllowlist);
         this.asyncQueueEntries = b.asyncQueueEntries;
         this.asyncQueueBytes = b.asyncQueueBytes;
+        this.metrics = b.metrics;
         this.explicit = Set.copyOf(b.explicit);
     }
 
@@ -296,6 +299,15 @@ public final class ReplicationConfig {
     public long asyncQueueBytes() { return asyncQueueBytes; }
 
     /**
+     * {@code metrics}: {@code jmx} or {@code none}; where the container installs (Jetty module, Tomcat
+     * {@code <Manager>}, {@code web.xml} filter) export the meters. {@code jmx}: MBeans in the platform
+     * MBeanServer, domain {@code sessionrep}, one per meter, named by cluster, context, node and meter, and
+     * unregistered when the web application stops. A {@code MeterRegistry} passed in by an embedding
+     * application gets the meters either way. Default {@code jmx}.
+     */
+    public MetricsExport metrics() { return metrics; }
+
+    /**
      * One human-readable warning per setting that is accepted but has no effect yet in this version (empty
      * when there is none). Integrations log each line at start-up, so nothing is silently ignored.
      */
@@ -351,6 +363,7 @@ public final class ReplicationConfig {
                     : String.join(",", serializationAllowlist);
             case ASYNC_QUEUE_ENTRIES -> String.valueOf(asyncQueueEntries);
             case ASYNC_QUEUE_BYTES -> formatSize(asyncQueueBytes);
+            case METRICS -> metrics.optionValue();
         };
     }
 
@@ -417,6 +430,7 @@ public final class ReplicationConfig {
         private List<String> serializationAllowlist = List.of();
         private int asyncQueueEntries = 10_000;
         private long asyncQueueBytes = 64 * MIB;
+        private MetricsExport metrics = MetricsExport.JMX;
         private final Set<ConfigOption> explicit = EnumSet.noneOf(ConfigOption.class);
 
         private Builder() {
@@ -613,6 +627,11 @@ public final class ReplicationConfig {
             return set(ASYNC_QUEUE_BYTES);
         }
 
+        public Builder metrics(MetricsExport v) {
+            this.metrics = required(METRICS, v, "jmx or none");
+            return set(METRICS);
+        }
+
         /**
          * Applies canonical option names to text values; each value overrides what was set before, so
          * sources are layered by applying them in order of precedence, lowest first. Blank or null values
@@ -688,6 +707,8 @@ public final class ReplicationConfig {
                     case SERIALIZATION_ALLOWLIST -> serializationAllowlist(OptionParsers.list(v));
                     case ASYNC_QUEUE_ENTRIES -> asyncQueueEntries(OptionParsers.integer(option, v, 1, Integer.MAX_VALUE));
                     case ASYNC_QUEUE_BYTES -> asyncQueueBytes(OptionParsers.size(option, v));
+                    case METRICS -> metrics(
+                            OptionParsers.choice(option, v, MetricsExport.values(), MetricsExport::optionValue));
                 };
             } catch (ConfigException e) {
                 if (option == CLUSTER_KEY || e.getMessage().contains(v)) {

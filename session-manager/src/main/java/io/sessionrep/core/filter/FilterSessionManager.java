@@ -5,6 +5,7 @@ import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.TransportProvider;
 import jakarta.servlet.ServletContext;
 
@@ -41,6 +42,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     private final Map<String, ReplicatedHttpSession> live = new ConcurrentHashMap<>();
     private final Object[] takeOverLocks = new Object[LOCK_STRIPES];
     private volatile SessionReplicator replicator;
+    private NodeMeters meters;
     private ScheduledExecutorService sweeper;
 
     FilterSessionManager(ServletContext context, ReplicationConfig config, SessionListeners listeners,
@@ -56,9 +58,20 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         }
     }
 
-    /** Joins the cluster and starts the expiry sweep ({@code sweepInterval}; null = none, tests sweep by hand). */
-    void start(TransportProvider transports, MeterRegistry meters, Duration sweepInterval) {
-        replicator = SessionReplicator.start(config, transports.create(config), appClassLoader, meters, this, clock);
+    /**
+     * Joins the cluster and starts the expiry sweep ({@code sweepInterval}; null = none, tests sweep by hand).
+     * The meters go to {@code application} (null: none) and, with {@code metrics=jmx}, to JMX until
+     * {@link #close()}.
+     */
+    void start(TransportProvider transports, MeterRegistry application, Duration sweepInterval) {
+        meters = NodeMeters.open(config, context.getContextPath(), application);
+        try {
+            replicator = SessionReplicator.start(config, transports.create(config), appClassLoader, meters.registry(),
+                    this, clock);
+        } catch (RuntimeException e) {
+            meters.close();
+            throw e;
+        }
         if (sweepInterval != null) {
             sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sessionrep-expiry-" + config.nodeName());
@@ -126,7 +139,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         }
         RestoredSession r = copy.get();
         ReplicatedHttpSession session = ReplicatedHttpSession.restored(this, r.id(), r.creationTime(),
-                r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes(), r.lastAccessedTime());
+                r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes());
         if (session.isExpiredAt(now)) {
             // its primary died before expiring it; nobody saw it here, so there are no listeners to tell
             replicator.invalidate(clusterId);
@@ -211,7 +224,6 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
             return;
         }
         try {
-            session.markAccessForReplication();
             replicator.requestEnd(session, session.changes());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "replication of session " + session.getId() + " failed", e);
@@ -270,6 +282,9 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         SessionReplicator running = replicator;
         if (running != null) {
             running.close();
+        }
+        if (meters != null) {
+            meters.close();
         }
     }
 }

@@ -46,8 +46,6 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
     private volatile boolean disowned;
     /** Guarded by this: requests using the session now (an expiry sweep leaves such a session alone). */
     private int requests;
-    /** Guarded by this: access time sent with the last replication. */
-    private long replicatedAccessTime = -1;
 
     private ReplicatedHttpSession(FilterSessionManager manager, String id, long creationTime, long accessedTime,
                                   int maxInactiveSeconds, boolean isNew) {
@@ -69,12 +67,10 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
 
     /** A session taken over from the cluster; not yet accessed by a request here. */
     static ReplicatedHttpSession restored(FilterSessionManager manager, String id, long creationTime,
-                                          long lastAccessedTime, int maxInactiveSeconds, Map<String, Object> values,
-                                          long replicatedAccessTime) {
+                                          long lastAccessedTime, int maxInactiveSeconds, Map<String, Object> values) {
         ReplicatedHttpSession session = new ReplicatedHttpSession(manager, id, creationTime, lastAccessedTime,
                 maxInactiveSeconds, false);
         session.attributes.putAll(values);
-        session.replicatedAccessTime = replicatedAccessTime;
         return session;
     }
 
@@ -157,17 +153,6 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
         return changes;
     }
 
-    /**
-     * Before the request-end replication: a request accessed the session since the last replication, so
-     * the backups get the new access time (a small metadata-only update, the "touch" of SPEC section 3).
-     */
-    synchronized void markAccessForReplication() {
-        if (accessedTime != replicatedAccessTime) {
-            replicatedAccessTime = accessedTime;
-            changes.metadataChanged();
-        }
-    }
-
     /** After a take-over: values that implement HttpSessionActivationListener learn they moved here. */
     void activate() {
         HttpSessionEvent event = new HttpSessionEvent(this);
@@ -218,7 +203,6 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
     @Override
     public void setMaxInactiveInterval(int interval) {
         maxInactiveSeconds = interval;
-        changes.metadataChanged();
     }
 
     @Override

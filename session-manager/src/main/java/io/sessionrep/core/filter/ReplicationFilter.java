@@ -41,6 +41,10 @@ import java.util.Map;
  * the async cycle completes. The filter joins the cluster in {@link #init} (a bad option stops the
  * application with a message naming it) and leaves it in {@link #destroy}; the transport comes from the
  * {@link TransportProvider} service (JGroups, in {@code sessionrep-filter.jar}).
+ *
+ * <p>Meters: with {@code metrics=jmx} (the default) MBeans of the platform MBeanServer, domain
+ * {@code sessionrep}, unregistered in {@link #destroy}; either way also Micrometer's global registry of the
+ * application ({@code Metrics.globalRegistry}, which Spring Boot feeds into its own registries).
  */
 public class ReplicationFilter implements Filter {
     private static final System.Logger LOG = System.getLogger(ReplicationFilter.class.getName());

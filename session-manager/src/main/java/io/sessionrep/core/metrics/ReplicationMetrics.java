@@ -2,10 +2,13 @@ package io.sessionrep.core.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -41,8 +44,12 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.sessions.primary / .backup</td><td>gauges: sessions held as primary / as backup</td></tr>
  *   <tr><td>sessionrep.async.queue.entries / .bytes</td><td>gauges: async sender queue depth</td></tr>
  * </table>
+ *
+ * <p>{@link #close()} removes every meter of the node from the registry: the gauges reference the node's
+ * live state, which must not stay reachable (nor be reported) after the node stopped, and a node started
+ * again in the same registry (a redeployed web application) registers fresh meters.
  */
-public final class ReplicationMetrics {
+public final class ReplicationMetrics implements AutoCloseable {
     public static final String UPDATES_SENT = "sessionrep.replication.updates.sent";
     public static final String BYTES_SENT = "sessionrep.replication.bytes.sent";
     public static final String VALUE_BYTES_SENT = "sessionrep.replication.value.bytes.sent";
@@ -75,6 +82,7 @@ public final class ReplicationMetrics {
 
     private final MeterRegistry registry;
     private final Tags tags;
+    private final List<Meter> meters = new CopyOnWriteArrayList<>();
     public final Counter fullSent;
     public final Counter deltaSent;
     public final Counter bytesSent;
@@ -107,14 +115,14 @@ public final class ReplicationMetrics {
         this.tags = Tags.of("node", nodeName);
         fullSent = counter(UPDATES_SENT, "kind", "full");
         deltaSent = counter(UPDATES_SENT, "kind", "delta");
-        bytesSent = Counter.builder(BYTES_SENT).baseUnit("bytes").tags(tags).register(registry);
-        valueBytesSent = Counter.builder(VALUE_BYTES_SENT).baseUnit("bytes").tags(tags).register(registry);
-        bytesReceived = Counter.builder(BYTES_RECEIVED).baseUnit("bytes").tags(tags).register(registry);
+        bytesSent = bytes(BYTES_SENT);
+        valueBytesSent = bytes(VALUE_BYTES_SENT);
+        bytesReceived = bytes(BYTES_RECEIVED);
         failed = counter(FAILED);
         coalesced = counter(COALESCED);
         dropped = counter(DROPPED);
-        requestEnd = Timer.builder(REQUEST_END).tags(tags).register(registry);
-        syncAck = Timer.builder(SYNC_ACK).tags(tags).register(registry);
+        requestEnd = track(Timer.builder(REQUEST_END).tags(tags).register(registry));
+        syncAck = track(Timer.builder(SYNC_ACK).tags(tags).register(registry));
         syncTimeouts = counter(SYNC_TIMEOUTS);
         rejectedMalformed = counter(REJECTED, "reason", REASON_MALFORMED);
         rejectedClass = counter(REJECTED, "reason", REASON_CLASS_NOT_ALLOWED);
@@ -134,12 +142,30 @@ public final class ReplicationMetrics {
     }
 
     private Counter counter(String name, String... extraTags) {
-        return Counter.builder(name).tags(tags).tags(extraTags).register(registry);
+        return track(Counter.builder(name).tags(tags).tags(extraTags).register(registry));
+    }
+
+    private Counter bytes(String name) {
+        return track(Counter.builder(name).baseUnit("bytes").tags(tags).register(registry));
     }
 
     /** Registers a gauge with this node's tags. */
     public void gauge(String name, Supplier<Number> value) {
-        Gauge.builder(name, value).tags(tags).register(registry);
+        track(Gauge.builder(name, value).tags(tags).register(registry));
+    }
+
+    private <M extends Meter> M track(M meter) {
+        meters.add(meter);
+        return meter;
+    }
+
+    /** Removes this node's meters from the registry (idempotent); counting on afterwards is harmless. */
+    @Override
+    public void close() {
+        for (Meter meter : meters) {
+            registry.remove(meter);
+        }
+        meters.clear();
     }
 
     public MeterRegistry registry() {

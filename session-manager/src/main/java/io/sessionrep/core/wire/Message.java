@@ -17,8 +17,12 @@ public sealed interface Message {
     record Invalidate(String sessionId) implements Message {
     }
 
-    /** {@code owner} is now the primary of the session, at {@code version}. */
-    record Ownership(String sessionId, long version, String owner) implements Message {
+    /**
+     * {@code owner} is now the primary of the session, at {@code version}. {@code serving}: the owner took it
+     * over for a request (false: it promoted a backup proactively after the primary left, and serves
+     * nothing yet). At equal versions a serving owner outranks a promoted one.
+     */
+    record Ownership(String sessionId, long version, String owner, boolean serving) implements Message {
     }
 
     /** Request: send me your copy of the session (reply: {@link FetchReply}). */

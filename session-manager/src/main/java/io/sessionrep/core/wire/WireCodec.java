@@ -22,7 +22,7 @@ import java.util.Set;
  *            changedCount(i32) {string bytes}* removedCount(i32) {string}*
  * ACK      : status(u8) version
  * INVALIDATE, FETCH, RESYNC : id
- * OWNERSHIP: id version owner
+ * OWNERSHIP: id version owner serving(u8: 0 promoted, 1 serving)
  * FETCH_REPLY: found(u8: 0 none, 1 backup copy, 2 primary copy) [UPDATE body]
  * TOUCH    : count(i32) {id accessed}*
  * RELEASE  : id version
@@ -72,6 +72,7 @@ public final class WireCodec {
             w.string(m.sessionId());
             w.i64(m.version());
             w.string(m.owner());
+            w.u8((byte) (m.serving() ? 1 : 0));
         } else if (message instanceof Message.Fetch m) {
             w.u8(FETCH);
             w.string(m.sessionId());
@@ -176,7 +177,16 @@ public final class WireCodec {
                 yield new Message.Ack(Message.AckStatus.values()[status], r.i64());
             }
             case INVALIDATE -> new Message.Invalidate(r.string());
-            case OWNERSHIP -> new Message.Ownership(r.string(), r.i64(), r.string());
+            case OWNERSHIP -> {
+                String id = r.string();
+                long ownedAt = r.i64();
+                String owner = r.string();
+                int serving = r.u8();
+                if (serving > 1) {
+                    throw new MalformedMessageException("bad ownership flag " + serving);
+                }
+                yield new Message.Ownership(id, ownedAt, owner, serving == 1);
+            }
             case FETCH -> new Message.Fetch(r.string());
             case FETCH_REPLY -> {
                 int found = r.u8();

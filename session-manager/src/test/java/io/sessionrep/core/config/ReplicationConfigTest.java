@@ -48,6 +48,7 @@ class ReplicationConfigTest {
         assertEquals(List.of(), c.serializationAllowlist());
         assertEquals(10_000, c.asyncQueueEntries());
         assertEquals(64 * MIB, c.asyncQueueBytes());
+        assertEquals(MetricsExport.JMX, c.metrics());
         assertEquals(List.of(), c.notYetActive());
     }
 
@@ -94,7 +95,7 @@ class ReplicationConfigTest {
                 "allow-colocation", "machine-id", "discovery", "cluster-name", "bind-address", "bind-port", "peers",
                 "multicast-address", "multicast-port", "dynamic-discovery", "discovery-directory", "dns-query",
                 "dns-record-type", "jgroups-config", "max-session-size", "cluster-key", "serialization-allowlist",
-                "async-queue-entries", "async-queue-bytes"), ReplicationConfig.OPTION_NAMES);
+                "async-queue-entries", "async-queue-bytes", "metrics"), ReplicationConfig.OPTION_NAMES);
     }
 
     @Test
@@ -116,7 +117,8 @@ class ReplicationConfigTest {
                 Map.entry("cluster-key", ""),
                 Map.entry("serialization-allowlist", "com.example., org.acme.*, com.example.Cart$Line"),
                 Map.entry("async-queue-entries", "500"),
-                Map.entry("async-queue-bytes", "16MiB")));
+                Map.entry("async-queue-bytes", "16MiB"),
+                Map.entry("metrics", "none")));
         assertEquals("node_A-1", c.nodeName());
         assertEquals(ReplicationMode.SYNC, c.replicationMode());
         assertEquals(Duration.ofSeconds(2), c.syncTimeout());
@@ -134,6 +136,7 @@ class ReplicationConfigTest {
         assertEquals(List.of("com.example.", "org.acme.", "com.example.Cart$Line"), c.serializationAllowlist());
         assertEquals(500, c.asyncQueueEntries());
         assertEquals(16 * MIB, c.asyncQueueBytes());
+        assertEquals(MetricsExport.NONE, c.metrics());
     }
 
     @Test
@@ -170,10 +173,23 @@ class ReplicationConfigTest {
     @Test
     void choicesByTheirOptionSpellingInAnyCase() {
         ReplicationConfig c = ReplicationConfig.fromMap(Map.of(
-                "replication-mode", "SYNC", "replication-trigger", "On-Shutdown", "discovery", "Dynamic"));
+                "replication-mode", "SYNC", "replication-trigger", "On-Shutdown", "discovery", "Dynamic",
+                "metrics", "JMX"));
         assertEquals(ReplicationMode.SYNC, c.replicationMode());
         assertEquals(ReplicationTrigger.ON_SHUTDOWN, c.replicationTrigger());
         assertEquals(DiscoveryMode.DYNAMIC, c.discovery());
+        assertEquals(MetricsExport.JMX, c.metrics());
+    }
+
+    @Test
+    void metricsExportIsReportedLikeEveryOtherChoice() {
+        assertEquals("metrics: 'jconsole' is not allowed; expected one of jmx, none",
+                assertThrows(ConfigException.class, () -> ReplicationConfig.fromMap(Map.of("metrics", "jconsole")))
+                        .getMessage());
+        assertEquals("metrics", assertThrows(ConfigException.class,
+                () -> ReplicationConfig.builder().metrics(null)).option());
+        assertTrue(ReplicationConfig.fromMap(Map.of("metrics", "none")).describe()
+                .contains("\nmetrics                 = none"), "describe shows it");
     }
 
     @ParameterizedTest
@@ -223,6 +239,8 @@ class ReplicationConfigTest {
                 Arguments.of("async-queue-bytes", "64KB", "at least 64KiB"),
                 Arguments.of("async-queue-entries", "0", "at least 1"),
                 Arguments.of("allow-colocation", "yes", "true or false"),
+                Arguments.of("metrics", "prometheus", "one of jmx, none"),
+                Arguments.of("metrics", "off", "one of jmx, none"),
                 Arguments.of("multicast-address", "10.0.0.1", "224.0.0.0/4"),
                 Arguments.of("multicast-address", "::1", "ff00::/8"),
                 Arguments.of("multicast-address", "300.1.1.1", "224.0.0.0/4"),

@@ -47,6 +47,9 @@ class FilterSettingsTest {
         ConfigException cookie = assertThrows(ConfigException.class,
                 () -> FilterSettings.from(Map.of("cookie-name", "bad name;"), new Properties()));
         assertEquals("cookie-name", cookie.option());
+        ConfigException metrics = assertThrows(ConfigException.class,
+                () -> FilterSettings.from(Map.of("metrics", "jmx-remote"), new Properties()));
+        assertEquals("metrics: 'jmx-remote' is not allowed; expected one of jmx, none", metrics.getMessage());
         Properties system = new Properties();
         system.setProperty("sessionrep.write-qouta", "1");
         ConfigException typo = assertThrows(ConfigException.class, () -> FilterSettings.from(Map.of(), system));

@@ -42,7 +42,6 @@ public final class TestSession implements SessionSnapshot {
 
     public void setMaxInactiveSeconds(int seconds) {
         maxInactiveSeconds = seconds;
-        tracker.metadataChanged();
     }
 
     public void access(long now) {

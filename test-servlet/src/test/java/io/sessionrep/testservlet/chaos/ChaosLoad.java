@@ -18,6 +18,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The load of the chaos ITs: {@code threads} client threads, each owning some of {@code sessions} sessions
@@ -140,6 +143,26 @@ final class ChaosLoad implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Waits until {@code condition} holds, testing it every {@code poll}. Fails the test, with the problems
+     * recorded so far, when a client thread ends meanwhile or {@code timeout} passes first.
+     */
+    void awaitOrFail(String what, Duration timeout, Duration poll, BooleanSupplier condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            String failed = failedThread();
+            if (failed != null) {
+                fail("a client thread ended while waiting for: " + what + ": " + failed
+                        + "\nproblems: " + problems());
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not within " + timeout + ": " + what + "; problems: " + problems());
+            }
+            Thread.sleep(poll.toMillis());
+        }
     }
 
     /** Stops the client threads (they finish their current request). */

@@ -58,6 +58,11 @@ final class DistNode implements AutoCloseable {
         return name;
     }
 
+    /** The server JVM's process id (to attach to it, as jconsole does). */
+    long pid() {
+        return process.pid();
+    }
+
     URI sessionUri() {
         return URI.create("http://127.0.0.1:" + httpPort + Distribution.CONTEXT + "/session");
     }

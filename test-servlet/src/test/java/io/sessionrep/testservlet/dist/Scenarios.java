@@ -1,5 +1,7 @@
 package io.sessionrep.testservlet.dist;
 
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.JmxMeters;
 import io.sessionrep.testservlet.SessionClient;
 import io.sessionrep.testservlet.SessionReply;
 
@@ -23,7 +25,8 @@ final class Scenarios {
      * On two running nodes a and b: (1) a session created and changed on a is seen intact on b (replication,
      * or a fetch while a lives); (2) a session invalidated on b is gone on both; (3) after a SIGKILL of a, a
      * session whose primary was a is served by b from its backup, same checksum, and the cookie's route
-     * names b. Kills a.
+     * names b. Kills a. On the way, the installs' default {@code metrics=jmx} is checked on a: its meters
+     * are MBeans of its JVM.
      */
     static void replicateInvalidateFailOver(DistNode a, DistNode b, String cookie) throws Exception {
         // (1) replication
@@ -39,6 +42,7 @@ final class Scenarios {
         SessionReply onB = ok(second.verify(b.sessionUri()), "second on " + b.name());
         assertEquals(b.name(), onB.node());
         assertEquals(0, onB.version());
+        primaryGaugeInJmx(a);
 
         // (2) invalidation everywhere: destroyed on b, unknown on a and b
         ok(second.destroy(b.sessionUri()), "destroy on " + b.name());
@@ -59,6 +63,17 @@ final class Scenarios {
         SessionReply again = ok(first.process(b.sessionUri()), "process on the new primary");
         assertEquals(2, again.version());
         assertNull(again.setCookie(), "no cookie change while the primary stays");
+    }
+
+    /** The node's {@code sessionrep.sessions.primary} gauge, read through its JVM's local JMX agent, is >= 1. */
+    static void primaryGaugeInJmx(DistNode node) throws Exception {
+        try (JmxMeters jmx = JmxMeters.attach(node.pid(), node.name())) {
+            double primary = jmx.value(ReplicationMetrics.SESSIONS_PRIMARY);
+            assertTrue(primary >= 1, node.name() + ": sessions.primary in JMX is " + primary + "; MBeans: "
+                    + jmx.names());
+            assertTrue(jmx.names().stream().allMatch(n -> Distribution.CONTEXT.equals(n.getKeyProperty("context"))),
+                    "context key: " + jmx.names());
+        }
     }
 
     static SessionReply ok(SessionReply reply, String what) {

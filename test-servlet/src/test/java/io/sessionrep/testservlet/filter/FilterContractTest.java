@@ -1,12 +1,16 @@
 package io.sessionrep.testservlet.filter;
 
+import io.sessionrep.core.metrics.ReplicationMetrics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -14,6 +18,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -35,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class FilterContractTest {
     static final String COOKIE = "SRSESSIONID";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
     private Node a;
     private Node b;
 
@@ -174,6 +181,45 @@ abstract class FilterContractTest {
         assertEquals("-", call(a, "get", "x", null, created.cookie).session, "expired");
         assertEquals(1, Probes.count("destroyed", created.session));
         assertEquals("-", call(b, "get", "x", null, created.cookie).session, "expired everywhere");
+    }
+
+    @Test
+    void metersAreMBeansUntilTheApplicationStops() throws Exception {
+        String cluster = "filter-jmx-" + UUID.randomUUID().toString().substring(0, 8);
+        int port = freePorts(1)[0];
+        Node solo = start("node-j", filterParameters("node-j", cluster, port, port));
+        try {
+            call(solo, "set", "colour", "blue", null);
+            Set<ObjectName> names = mbeans(cluster);
+            assertTrue(names.stream().allMatch(n -> "/".equals(n.getKeyProperty("context"))
+                    && "node-j".equals(n.getKeyProperty("node"))), names.toString());
+            ObjectName primary = names.stream()
+                    .filter(n -> ReplicationMetrics.SESSIONS_PRIMARY.equals(n.getKeyProperty("name"))).findFirst()
+                    .orElseThrow(() -> new AssertionError("no sessions.primary gauge in " + names));
+            assertEquals(1, ((Number) JMX.getAttribute(primary, "Value")).intValue());
+        } finally {
+            solo.stop();
+        }
+        assertEquals(Set.of(), mbeans(cluster), "destroying the filter unregisters its MBeans");
+    }
+
+    @Test
+    void metricsNoneRegistersNoMBean() throws Exception {
+        String cluster = "filter-no-jmx-" + UUID.randomUUID().toString().substring(0, 8);
+        int port = freePorts(1)[0];
+        Map<String, String> parameters = filterParameters("node-n", cluster, port, port);
+        parameters.put("metrics", "none");
+        Node solo = start("node-n", parameters);
+        try {
+            assertNotEquals("-", call(solo, "set", "colour", "blue", null).session, "the filter runs");
+            assertEquals(Set.of(), mbeans(cluster));
+        } finally {
+            solo.stop();
+        }
+    }
+
+    private static Set<ObjectName> mbeans(String cluster) throws Exception {
+        return JMX.queryNames(new ObjectName("sessionrep:cluster=" + cluster + ",*"), null);
     }
 
     // ------------------------------------------------------------------ harness

@@ -1,12 +1,13 @@
 package io.sessionrep.tomcat.dist;
 
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.JmxMeters;
+import io.sessionrep.testsupport.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -59,7 +60,7 @@ class TomcatDistributionIT {
 
     @Test
     void twoTomcatProcessesReplicateFailOverAndInvalidate() throws Exception {
-        int[] ports = freePorts(4);
+        int[] ports = FreePorts.onLoopback(4);
         String contextA = documentedContext("node-a", ports[2], ports[3]);
         String contextB = documentedContext("node-b", ports[2], ports[3]);
         Node a = start(prepare("node-a", ports[0], contextA));
@@ -77,6 +78,12 @@ class TomcatDistributionIT {
         assertTrue(user.cookie.endsWith(".node-a"), "route from jvmRoute: " + user.cookie);
         Reply processed = user.get(a, "process");
         assertEquals("1", processed.field("version"));
+        // metrics=jmx by default: the meters are MBeans of Tomcat's JVM, as jconsole would attach and see them
+        try (JmxMeters jmx = JmxMeters.attach(a.process.pid(), "node-a")) {
+            assertEquals(1, jmx.value(ReplicationMetrics.SESSIONS_PRIMARY), "MBeans: " + jmx.names());
+            assertTrue(jmx.names().stream().allMatch(n -> "/session-test".equals(n.getKeyProperty("context"))),
+                    jmx.names().toString());
+        }
 
         Reply onB = user.get(b, "verify");
         assertEquals("node-b", onB.field("node"), onB.body());
@@ -115,7 +122,7 @@ class TomcatDistributionIT {
 
     @Test
     void contextWithABadAttributeFailsToStartWithALogLineNamingIt() throws Exception {
-        int[] ports = freePorts(3);
+        int[] ports = FreePorts.onLoopback(3);
         String context = documentedContext("node-a", ports[1], ports[2])
                 .replace("<Manager ", "<Manager writeQuota=\"-1\" ");
         Node node = start(prepare("node-a", ports[0], context));
@@ -136,7 +143,8 @@ class TomcatDistributionIT {
         }
         assertTrue(classes.contains("io/sessionrep/tomcat/ReplicatedSessionManager.class"));
         for (String shaded : List.of("jgroups/JChannel", "esotericsoftware/kryo/Kryo", "objenesis/Objenesis",
-                "micrometer/core/instrument/MeterRegistry")) {
+                "micrometer/core/instrument/MeterRegistry", "micrometer/jmx/JmxMeterRegistry",
+                "codahale/metrics/jmx/JmxReporter", "slf4j/LoggerFactory", "slf4j/jul/JULServiceProvider")) {
             assertTrue(classes.contains("io/sessionrep/shaded/" + shaded + ".class"), shaded + " relocated");
         }
         List<String> foreign = classes.stream().filter(n -> !n.startsWith("io/sessionrep/")
@@ -329,22 +337,5 @@ class TomcatDistributionIT {
         String value = System.getProperty(property);
         assertNotNull(value, "system property " + property + " (set by the failsafe configuration)");
         return value;
-    }
-
-    private static int[] freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
     }
 }

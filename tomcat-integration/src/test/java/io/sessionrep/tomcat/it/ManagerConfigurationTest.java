@@ -1,5 +1,7 @@
 package io.sessionrep.tomcat.it;
 
+import io.sessionrep.testsupport.Browser;
+import io.sessionrep.testsupport.FreePorts;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Valve;
 import org.junit.jupiter.api.AfterEach;
@@ -66,7 +68,7 @@ class ManagerConfigurationTest {
         Logger.getLogger("").addHandler(capture);
         Map<String, String> all = new LinkedHashMap<>();
         all.put("clusterName", "config-" + System.nanoTime());
-        all.put("bindPort", String.valueOf(TomcatCluster.freePorts(1)[0]));
+        all.put("bindPort", String.valueOf(FreePorts.onLoopback(1)[0]));
         all.putAll(attributes);
         node = TomcatNode.start("node-a", viaJvmRoute, all, null, UnaryOperator.identity());
         return node;

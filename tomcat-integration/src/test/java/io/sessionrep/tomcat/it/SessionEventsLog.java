@@ -20,6 +20,11 @@ final class SessionEventsLog implements HttpSessionListener {
         events.add("destroyed " + event.getSession().getId());
     }
 
+    /** How often {@code kind} ("created", "destroyed") was reported, for any session. */
+    long count(String kind) {
+        return events.stream().filter(e -> e.startsWith(kind + " ")).count();
+    }
+
     /** How often {@code kind} ("created", "destroyed") was reported for the cluster session {@code clusterId}. */
     long count(String kind, String clusterId) {
         return events.stream().filter(e -> e.startsWith(kind + " " + clusterId)).count();

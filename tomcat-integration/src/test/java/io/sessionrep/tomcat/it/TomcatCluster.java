@@ -1,19 +1,13 @@
 package io.sessionrep.tomcat.it;
 
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.testsupport.EmbeddedCluster;
+import io.sessionrep.testsupport.FreePorts;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
-
-import static org.awaitility.Awaitility.await;
+import java.util.regex.Pattern;
 
 /**
  * Two or three {@link TomcatNode}s in this JVM forming one replication cluster over real JGroups channels
@@ -21,13 +15,22 @@ import static org.awaitility.Awaitility.await;
  * name of its own (tests never see each other), a machine id per node. node-a takes its name from the
  * Engine's jvmRoute, the others from the Manager's nodeName attribute (both ways are covered).
  */
-final class TomcatCluster implements AutoCloseable {
-    private final List<TomcatNode> nodes = new ArrayList<>();
+final class TomcatCluster extends EmbeddedCluster<TomcatNode> {
+    private static final Pattern DASH_LETTER = Pattern.compile("-([a-z])");
 
     /** Adjusts one node's Manager attributes (it gets the node's index). */
     @FunctionalInterface
     interface Customizer {
         void apply(int index, Map<String, String> attributes);
+    }
+
+    /**
+     * Sets options given by their canonical names as the Manager attributes a user writes for them in
+     * {@code context.xml}: {@code replication-mode=sync} becomes {@code replicationMode="sync"}.
+     */
+    static Customizer options(Map<String, String> options) {
+        return (index, attributes) -> options.forEach((option, value) ->
+                attributes.put(DASH_LETTER.matcher(option).replaceAll(m -> m.group(1).toUpperCase()), value));
     }
 
     static TomcatCluster start(String testName, int size, Customizer customize) throws Exception {
@@ -40,8 +43,8 @@ final class TomcatCluster implements AutoCloseable {
      */
     static TomcatCluster start(String testName, int size, Customizer customize, boolean crossContext,
                                UnaryOperator<ReplicationTransport> decorate) throws Exception {
-        String clusterName = testName + "-" + UUID.randomUUID().toString().substring(0, 8);
-        int[] ports = freePorts(2 * size);
+        String clusterName = uniqueClusterName(testName);
+        int[] ports = FreePorts.onLoopback(2 * size);
         TomcatCluster cluster = new TomcatCluster();
         try {
             for (int i = 0; i < size; i++) {
@@ -55,9 +58,7 @@ final class TomcatCluster implements AutoCloseable {
                 }
                 cluster.nodes.add(TomcatNode.start(node, i == 0, attributes, other, decorate));
             }
-            await("cluster of " + size + " formed").atMost(Duration.ofSeconds(20))
-                    .until(() -> cluster.nodes.stream().allMatch(n -> n.members() == size
-                            && (!crossContext || n.otherMembers() == size)));
+            cluster.awaitFormed(n -> n.members() == size && (!crossContext || n.otherMembers() == size));
             return cluster;
         } catch (Exception | Error e) {
             cluster.close();
@@ -72,47 +73,7 @@ final class TomcatCluster implements AutoCloseable {
         attributes.put("bindAddress", "127.0.0.1");
         attributes.put("bindPort", String.valueOf(port));
         attributes.put("peers", "127.0.0.1:" + predecessor);
-        attributes.put("serializationAllowlist", "io.sessionrep.tomcat.it.");
+        attributes.put("serializationAllowlist", "io.sessionrep.testsupport.");
         return attributes;
-    }
-
-    TomcatNode node(int index) {
-        return nodes.get(index);
-    }
-
-    @Override
-    public void close() throws Exception {
-        Exception failure = null;
-        for (int i = nodes.size() - 1; i >= 0; i--) {
-            try {
-                nodes.get(i).stop();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    static int[] freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
     }
 }

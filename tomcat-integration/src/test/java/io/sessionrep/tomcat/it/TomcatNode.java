@@ -3,6 +3,8 @@ package io.sessionrep.tomcat.it;
 import io.micrometer.core.instrument.Counter;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.testsupport.EmbeddedNode;
+import io.sessionrep.testsupport.SessionServlet;
 import io.sessionrep.tomcat.ReplicatedSessionManager;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.apache.catalina.Context;
@@ -26,8 +28,7 @@ import java.util.function.UnaryOperator;
  * {@link IntrospectionUtils#setProperty}, the call its Digester makes for XML attributes. Optionally a
  * second context, {@code /other}, with a manager of its own, for cross-context dispatches.
  */
-final class TomcatNode implements AutoCloseable {
-    final String name;
+final class TomcatNode extends EmbeddedNode {
     final SessionEventsLog sessionEvents = new SessionEventsLog();
     final ReplicatedSessionManager manager = new ReplicatedSessionManager();
     final ReplicatedSessionManager otherManager = new ReplicatedSessionManager();
@@ -44,7 +45,7 @@ final class TomcatNode implements AutoCloseable {
     private TomcatNode(String name, boolean viaJvmRoute, Map<String, String> attributes,
                        Map<String, String> otherAttributes, UnaryOperator<ReplicationTransport> decorate)
             throws IOException {
-        this.name = name;
+        super(name);
         Path base = Files.createTempDirectory("tomcat-" + name);
         tomcat.setBaseDir(base.toString());
         tomcat.getEngine().setName("engine-" + name); // its own JMX domain: several Tomcats share this JVM
@@ -102,6 +103,13 @@ final class TomcatNode implements AutoCloseable {
         return node;
     }
 
+    /** The session servlet of the ROOT context. */
+    @Override
+    public URI uri(String query) {
+        return uri("", query);
+    }
+
+    /** The session servlet of the context at {@code contextPath} ("" for ROOT, or {@code /other}). */
     URI uri(String contextPath, String query) {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + contextPath + "/session?" + query);
     }
@@ -110,16 +118,14 @@ final class TomcatNode implements AutoCloseable {
         return context;
     }
 
-    SessionReplicator replicator() {
+    @Override
+    public SessionReplicator replicator() {
         return manager.replicator();
     }
 
-    boolean hasLocalCopy(String clusterId) {
-        return replicator().hasLocalCopy(clusterId);
-    }
-
     /** Whether this node's Tomcat holds the session live (not: a backup copy). */
-    boolean holdsLive(String clusterId) {
+    @Override
+    public boolean holdsLive(String clusterId) {
         return Arrays.stream(manager.findSessions()).anyMatch(s -> s.getIdInternal().startsWith(clusterId + "."));
     }
 
@@ -131,33 +137,25 @@ final class TomcatNode implements AutoCloseable {
         return otherManager.getState() == LifecycleState.STARTED ? otherManager.replicator().members().size() : 0;
     }
 
-    boolean isRunning() {
+    @Override
+    public boolean isRunning() {
         return tomcat.getServer().getState() == LifecycleState.STARTED;
     }
 
-    /** Sum of this node's counters called {@code meter} that carry the given tags (key, value, ...). */
-    double count(String meter, String... tags) {
-        return manager.getMeterRegistry().find(meter).tags(tags).tag("node", name).counters().stream()
+    @Override
+    public double count(String meter, String... tags) {
+        return manager.getMeterRegistry().find(meter).tags(tags).tag("node", name()).counters().stream()
                 .mapToDouble(Counter::count).sum();
     }
 
     /** Orderly stop: the contexts stop (their managers leave the cluster), then the server. */
-    void stop() throws Exception {
+    @Override
+    public void stop() throws Exception {
         if (tomcat.getServer().getState().isAvailable()) {
             tomcat.stop();
         }
         if (tomcat.getServer().getState() != LifecycleState.DESTROYED) {
             tomcat.destroy();
         }
-    }
-
-    @Override
-    public void close() throws Exception {
-        stop();
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }

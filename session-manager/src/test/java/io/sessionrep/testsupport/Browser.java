@@ -1,4 +1,4 @@
-package io.sessionrep.tomcat.it;
+package io.sessionrep.testsupport;
 
 import java.io.IOException;
 import java.net.URI;
@@ -12,25 +12,21 @@ import java.util.Optional;
  * One user: remembers the JSESSIONID cookie and sends it explicitly to whichever node it is told to
  * (no cookie jar: the cookie follows the user across nodes, as behind a load balancer).
  */
-final class Browser {
+public final class Browser {
     private static final String COOKIE = "JSESSIONID";
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private String cookie;
 
     /** The response to one request. {@code setCookie} is the JSESSIONID value set by it, if any. */
-    record Reply(int status, String body, String node, String setCookie) {
+    public record Reply(int status, String body, String node, String setCookie) {
     }
 
-    Reply get(TomcatNode node, String query) throws IOException, InterruptedException {
-        return get(node.uri("", query));
+    /** A request to the node's {@link SessionServlet}: {@code query} is its {@code op=...} query string. */
+    public Reply get(EmbeddedNode node, String query) throws IOException, InterruptedException {
+        return get(node.uri(query));
     }
 
-    /** A request to the node's second web application, {@code /other}. */
-    Reply getOther(TomcatNode node, String query) throws IOException, InterruptedException {
-        return get(node.uri("/other", query));
-    }
-
-    private Reply get(URI uri) throws IOException, InterruptedException {
+    public Reply get(URI uri) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
         if (cookie != null) {
             request.header("Cookie", COOKIE + "=" + cookie);
@@ -51,12 +47,12 @@ final class Browser {
     }
 
     /** The cookie value: the extended session id, {@code <id>.<node-name>}. */
-    String cookie() {
+    public String cookie() {
         return cookie;
     }
 
     /** The cluster id: the cookie without its route suffix. */
-    String sessionId() {
+    public String sessionId() {
         return cookie.substring(0, cookie.lastIndexOf('.'));
     }
 }

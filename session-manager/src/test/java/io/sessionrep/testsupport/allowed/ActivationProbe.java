@@ -1,4 +1,4 @@
-package io.sessionrep.tomcat.it;
+package io.sessionrep.testsupport.allowed;
 
 import jakarta.servlet.http.HttpSessionActivationListener;
 import jakarta.servlet.http.HttpSessionEvent;

@@ -1,4 +1,4 @@
-package io.sessionrep.jetty.it.unlisted;
+package io.sessionrep.testsupport.unlisted;
 
 import java.io.Serializable;
 

@@ -1,9 +1,10 @@
-package io.sessionrep.jetty.it;
+package io.sessionrep.testsupport;
 
-import io.sessionrep.jetty.it.allowed.ActivationProbe;
-import io.sessionrep.jetty.it.allowed.Note;
-import io.sessionrep.jetty.it.unlisted.Unlisted;
+import io.sessionrep.testsupport.allowed.ActivationProbe;
+import io.sessionrep.testsupport.allowed.Note;
+import io.sessionrep.testsupport.unlisted.Unlisted;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -17,7 +18,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The tests' application: {@code /session?op=...} does one thing to the session and answers with a
- * short text body; header {@code X-Node} names the node that served it. Plain Servlet API only.
+ * short text body; header {@code X-Node} names the node that served it. Plain Servlet API only, the same
+ * in every container. {@code forward} needs the servlet mapped at {@code /inner} too; {@code cross-set}
+ * needs a second application at {@code /other} (with this servlet at {@code /session}) and cross-context
+ * dispatches allowed.
  */
 public class SessionServlet extends HttpServlet {
     private final String nodeName;
@@ -102,6 +106,14 @@ public class SessionServlet extends HttpServlet {
                         .forward(request, response);
                 return;
             }
+            case "cross-set" -> {
+                // a cross-context include: the other web application sets an attribute in its own session
+                request.getSession(true);
+                ServletContext other = getServletContext().getContext("/other");
+                other.getRequestDispatcher("/session?op=set&name=" + name + "&value=" + value)
+                        .include(request, response);
+                return;
+            }
             case "async-set" -> {
                 AsyncContext async = request.startAsync();
                 async.start(() -> {
@@ -125,7 +137,7 @@ public class SessionServlet extends HttpServlet {
         response.getWriter().write(body);
     }
 
-    static String randomText(int size) {
+    private static String randomText(int size) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         char[] chars = new char[size];
         for (int i = 0; i < size; i++) {

@@ -1,4 +1,4 @@
-package io.sessionrep.jetty.it.allowed;
+package io.sessionrep.testsupport.allowed;
 
 import java.io.Serializable;
 

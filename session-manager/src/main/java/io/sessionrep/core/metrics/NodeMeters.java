@@ -1,0 +1,94 @@
+package io.sessionrep.core.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.jmx.JmxMeterRegistry;
+import io.sessionrep.core.config.MetricsExport;
+import io.sessionrep.core.config.ReplicationConfig;
+
+import javax.management.MBeanServer;
+import java.lang.management.ManagementFactory;
+
+/**
+ * The registry one replicating web application counts into, as the integrations (Jetty store, Tomcat
+ * manager, {@code web.xml} filter) open it when the application starts and close it when it stops:
+ * <ul>
+ *   <li>the registry the embedding application passed in, if any (Spring Boot's, the test node's
+ *       Prometheus registry): it gets the meters as they are;</li>
+ *   <li>with {@code metrics=jmx} (the default), also a JMX registry of this application's own, whose
+ *       MBeans ({@link JmxExport}) are unregistered by {@link #close()}; none if another application of
+ *       the JVM has the same names (warned);</li>
+ *   <li>with {@code metrics=none} and no registry passed in, a {@link SimpleMeterRegistry} that exports
+ *       nothing (the meters can still be read through {@link #registry()}).</li>
+ * </ul>
+ * Hand {@link #registry()} to {@code SessionReplicator.start}; close the replicator (which removes its
+ * meters) before this.
+ */
+public final class NodeMeters implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(NodeMeters.class.getName());
+
+    private final MeterRegistry registry;
+    private final JmxMeterRegistry jmx;
+
+    private NodeMeters(MeterRegistry registry, JmxMeterRegistry jmx) {
+        this.registry = registry;
+        this.jmx = jmx;
+    }
+
+    /**
+     * Opens the registry of the node {@code config} describes, serving the web application at
+     * {@code contextPath} ({@code ""} and {@code null} are the root, {@code /}).
+     *
+     * @param application the embedding application's registry, or null
+     */
+    public static NodeMeters open(ReplicationConfig config, String contextPath, MeterRegistry application) {
+        String context = contextPath == null || contextPath.isEmpty() ? "/" : contextPath;
+        if (config.metrics() == MetricsExport.NONE || jmxNamesTaken(config, context)) {
+            return new NodeMeters(application != null ? application : new SimpleMeterRegistry(), null);
+        }
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        JmxMeterRegistry jmx = JmxExport.registry(config.clusterName(), context, server);
+        if (application == null) {
+            return new NodeMeters(jmx, jmx);
+        }
+        CompositeMeterRegistry both = new CompositeMeterRegistry();
+        both.add(application);
+        both.add(jmx);
+        return new NodeMeters(both, jmx);
+    }
+
+    /**
+     * Whether another web application of this JVM exports under the same names (same cluster-name, context
+     * path and node-name: a misconfiguration). Its MBeans are left alone: a second JMX registry could neither
+     * register its own nor close without unregistering the other's.
+     */
+    private static boolean jmxNamesTaken(ReplicationConfig config, String context) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        if (server.queryNames(JmxExport.nodePattern(config.clusterName(), context, config.nodeName()), null)
+                .isEmpty()) {
+            return false;
+        }
+        LOG.log(System.Logger.Level.WARNING, "metrics=jmx: MBeans of cluster '" + config.clusterName()
+                + "', context '" + context + "', node '" + config.nodeName() + "' are registered already by another"
+                + " web application of this JVM; this one's meters are not exported to JMX (give each replicated"
+                + " application its own cluster-name)");
+        return true;
+    }
+
+    /** Where the node's meters go. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Unregisters the JMX MBeans (idempotent). The application's registry stays open: it is not ours (and a
+     * composite would close it with itself, so the composite is left as it is).
+     */
+    @Override
+    public void close() {
+        if (jmx != null) {
+            jmx.close();
+        }
+    }
+}

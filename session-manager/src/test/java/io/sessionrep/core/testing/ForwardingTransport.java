@@ -1,0 +1,61 @@
+package io.sessionrep.core.testing;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.core.transport.ReplicationTransport;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A transport that passes every call on to another one. Subclasses override the calls they change, to put
+ * a lossy, slow or delayed network on top of a real transport (in-memory or JGroups).
+ */
+public class ForwardingTransport implements ReplicationTransport {
+    private final ReplicationTransport delegate;
+
+    public ForwardingTransport(ReplicationTransport delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The transport the calls go to. */
+    public ReplicationTransport delegate() {
+        return delegate;
+    }
+
+    @Override
+    public void start(MessageReceiver receiver) {
+        delegate.start(receiver);
+    }
+
+    @Override
+    public Member localMember() {
+        return delegate.localMember();
+    }
+
+    @Override
+    public List<Member> members() {
+        return delegate.members();
+    }
+
+    @Override
+    public void send(Member target, byte[] message) {
+        delegate.send(target, message);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
+        return delegate.request(target, message, timeout);
+    }
+
+    @Override
+    public void broadcast(byte[] message) {
+        delegate.broadcast(message);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

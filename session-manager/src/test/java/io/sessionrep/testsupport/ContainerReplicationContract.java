@@ -1,0 +1,284 @@
+package io.sessionrep.testsupport;
+
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.SlowRequests;
+import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.testsupport.allowed.ActivationProbe;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What every container integration does end to end, run against real embedded containers by subclasses
+ * ({@code JettyReplicationTest} in jetty-integration, {@code TomcatReplicationTest} in tomcat-integration):
+ * two or three nodes on 127.0.0.1 (real JGroups channels unless the subclass says otherwise), one user
+ * whose cookie travels from node to node as behind a load balancer, the {@link SessionServlet} as the
+ * application. The subclasses add what only their container has.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
+    protected static final Duration REPLICATION = Duration.ofSeconds(10);
+    protected static final int KIB = 1024;
+    /** The option most scenarios run with: every response waits for the backup's acknowledgement. */
+    protected static final Map<String, String> SYNC = Map.of("replication-mode", "sync");
+
+    protected final Browser user = new Browser();
+    protected EmbeddedCluster<N> cluster;
+
+    /**
+     * Starts {@code size} nodes, node-a, node-b, ..., each with {@code options} (canonical option names,
+     * e.g. {@code replication-mode}, on top of what the cluster itself needs) and its transport wrapped by
+     * {@code decorate}, and waits until they see each other. Their serialization allowlist takes the
+     * classes of this package ({@code io.sessionrep.testsupport.}).
+     */
+    protected abstract EmbeddedCluster<N> startCluster(String testName, int size, Map<String, String> options,
+                                                       UnaryOperator<ReplicationTransport> decorate) throws Exception;
+
+    /** As above, with the transports as they are. */
+    protected final EmbeddedCluster<N> startCluster(String testName, int size, Map<String, String> options)
+            throws Exception {
+        return startCluster(testName, size, options, UnaryOperator.identity());
+    }
+
+    /**
+     * What {@code HttpSession.getId()} (and so {@code HttpServletRequest.changeSessionId()}) returns on
+     * {@code nodeName} for the cluster session {@code clusterId}: the containers differ in whether the
+     * route suffix is part of it.
+     */
+    protected abstract String servletSessionId(String clusterId, String nodeName);
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    protected void failOverToBackupServesTheSessionAndRewritesTheRouteSuffix() throws Exception {
+        cluster = startCluster("failover", 2, Map.of());
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+
+        Browser.Reply created = user.get(a, "op=set&name=color&value=blue");
+        assertEquals("ok", created.body());
+        assertNotNull(created.setCookie(), "a new session sets its cookie");
+        assertTrue(created.setCookie().endsWith(".node-a"), "route suffix of node-a: " + created.setCookie());
+        String id = user.sessionId();
+        await("backup on node-b").atMost(REPLICATION).until(() -> b.hasLocalCopy(id));
+
+        a.stop(); // orderly: must not invalidate the session cluster-wide
+
+        Browser.Reply failedOver = user.get(b, "op=get&name=color");
+        assertEquals("blue", failedOver.body());
+        assertEquals("node-b", failedOver.node());
+        assertEquals(id + ".node-b", failedOver.setCookie(), "cookie re-issued with the new primary's route");
+
+        Browser.Reply sticky = user.get(b, "op=get&name=color");
+        assertEquals("blue", sticky.body());
+        assertNull(sticky.setCookie(), "no cookie churn once the route matches");
+    }
+
+    @Test
+    protected void userMovingBetweenLiveNodesAlwaysSeesTheLatestState() throws Exception {
+        cluster = startCluster("bounce", 2, SYNC);
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+
+        user.get(a, "op=set&name=color&value=blue");
+        String id = user.sessionId();
+
+        Browser.Reply onB = user.get(b, "op=set&name=color&value=red");
+        assertEquals(id + ".node-b", onB.setCookie(), "node-b took the session over");
+        await("node-a dropped its live copy").atMost(REPLICATION).until(() -> !a.holdsLive(id));
+
+        Browser.Reply backOnA = user.get(a, "op=get&name=color");
+        assertEquals("red", backOnA.body(), "node-a took it back from node-b, not from a stale live copy");
+        assertEquals(id + ".node-a", backOnA.setCookie());
+        await("node-b dropped its live copy").atMost(REPLICATION).until(() -> !b.holdsLive(id));
+
+        user.get(a, "op=set&name=color&value=green");
+        assertEquals("green", user.get(b, "op=get&name=color").body());
+        assertTrue(a.isRunning() && b.isRunning());
+    }
+
+    @Test
+    protected void takeOverTellsActivationListenersOnceOnTheNewNode() throws Exception {
+        cluster = startCluster("activation", 2, SYNC);
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        user.get(a, "op=probe&name=probe");
+        int before = ActivationProbe.ACTIVATIONS.get();
+
+        a.stop();
+        assertEquals("ActivationProbe", user.get(b, "op=get&name=probe").body());
+        assertEquals("ActivationProbe", user.get(b, "op=get&name=probe").body());
+        assertEquals(before + 1, ActivationProbe.ACTIVATIONS.get(), "sessionDidActivate once, on take-over");
+    }
+
+    @Test
+    protected void invalidateRemovesTheSessionEverywhereForGood() throws Exception {
+        cluster = startCluster("invalidate", 3, Map.of("write-quota", "2"));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        N c = cluster.node(2);
+
+        user.get(a, "op=set&name=color&value=blue");
+        String id = user.sessionId();
+        String oldCookie = user.cookie();
+        await("copies on node-b and node-c").atMost(REPLICATION)
+                .until(() -> b.hasLocalCopy(id) && c.hasLocalCopy(id));
+
+        assertEquals("invalidated", user.get(a, "op=invalidate").body());
+        await("copies removed").atMost(REPLICATION)
+                .until(() -> !a.hasLocalCopy(id) && !b.hasLocalCopy(id) && !c.hasLocalCopy(id));
+
+        assertEquals("no-session", user.get(b, "op=get&name=color").body());
+        assertEquals("no-session", user.get(c, "op=get&name=color").body());
+        assertEquals("no-session", user.get(a, "op=get&name=color").body());
+        assertFalse(a.hasLocalCopy(id) || b.hasLocalCopy(id) || c.hasLocalCopy(id), "not resurrected");
+        assertEquals(oldCookie, user.cookie(), "no request above created a session");
+
+        Browser.Reply fresh = user.get(b, "op=set&name=color&value=green");
+        assertNotNull(fresh.setCookie());
+        assertNotEquals(id, user.sessionId(), "the invalidated id is never adopted again");
+        assertTrue(fresh.setCookie().endsWith(".node-b"), fresh.setCookie());
+    }
+
+    @Test
+    protected void renewedSessionIdReplicatesUnderTheNewIdAndRetiresTheOldOne() throws Exception {
+        cluster = startCluster("renew", 2, SYNC);
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+
+        user.get(a, "op=set&name=color&value=blue");
+        String oldId = user.sessionId();
+        Browser.Reply renewed = user.get(a, "op=renew");
+        String newId = user.sessionId();
+        assertNotEquals(oldId, newId);
+        assertEquals(servletSessionId(newId, "node-a"), renewed.body(), "what changeSessionId() returned");
+        assertEquals(newId + ".node-a", renewed.setCookie());
+        assertTrue(b.hasLocalCopy(newId), "new id replicated before the response");
+        await("old id retired on node-b").atMost(REPLICATION).until(() -> !b.hasLocalCopy(oldId));
+
+        a.stop();
+        assertEquals("blue", user.get(b, "op=get&name=color").body());
+    }
+
+    @Test
+    protected void syncModeBackupHoldsTheUpdateWhenTheResponseArrives() throws Exception {
+        // requests (what sync replication waits on) leave 300 ms late: a response that did not wait for
+        // the backup's acknowledgement would arrive 300 ms before the backup has the update
+        cluster = startCluster("sync", 2, Map.of("replication-mode", "sync", "sync-timeout", "5s"),
+                network -> new SlowRequests(network, Duration.ofMillis(300)));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+
+        user.get(a, "op=set&name=color&value=blue");
+        String id = user.sessionId();
+        assertTrue(b.hasLocalCopy(id), "backup present when the response arrived");
+        long version = b.replicator().backupVersion(id);
+
+        user.get(a, "op=set&name=color&value=red");
+        assertTrue(b.replicator().backupVersion(id) > version, "the update was stored before the response");
+        assertEquals(0, a.count(ReplicationMetrics.SYNC_TIMEOUTS), "acknowledged, not timed out");
+        a.stop();
+        assertEquals("red", user.get(b, "op=get&name=color").body());
+    }
+
+    @Test
+    protected void mutableAttributeChangedInPlaceReplicates() throws Exception {
+        cluster = startCluster("mutable", 2, SYNC);
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+
+        assertEquals("[apple]", user.get(a, "op=list-add&name=cart&value=apple").body());
+        assertEquals("[apple, pear]", user.get(a, "op=list-add&name=cart&value=pear").body());
+
+        a.stop();
+        assertEquals("[apple, pear]", user.get(b, "op=get&name=cart").body());
+    }
+
+    @Test
+    protected void forwardedRequestReplicatesOnceForTheOuterRequest() throws Exception {
+        cluster = startCluster("forward", 2, SYNC);
+        replicatesOnce("op=forward&name=color&value=red");
+    }
+
+    @Test
+    protected void asyncServletRequestReplicatesOnceWhenItCompletes() throws Exception {
+        cluster = startCluster("async-servlet", 2, Map.of("replication-mode", "sync", "sync-timeout", "5s"));
+        replicatesOnce("op=async-set&name=color&value=red");
+    }
+
+    /** {@code query} sets color=red on node-a: exactly one update is sent, and node-b takes it over. */
+    private void replicatesOnce(String query) throws Exception {
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        user.get(a, "op=set&name=color&value=blue");
+        double before = settled(a, ReplicationMetrics.UPDATES_SENT);
+
+        assertEquals("ok", user.get(a, query).body());
+        await("exactly one update").during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                .until(() -> a.count(ReplicationMetrics.UPDATES_SENT) - before == 1);
+
+        a.stop();
+        assertEquals("red", user.get(b, "op=get&name=color").body());
+    }
+
+    /**
+     * How much node {@code a} of a sync cluster sent, by {@code counter}, for three requests of one new
+     * session: one that sets two 10 KiB attributes (the first copy, complete), one that changes one of them
+     * (a delta), one that only reads the other (an immutable String: nothing to send). The containers'
+     * tests assert the bounds that the counter they measure allows.
+     */
+    protected Sent sentPerRequest(EmbeddedNode a, String counter) throws Exception {
+        double start = a.count(counter);
+        user.get(a, "op=fill&number=2&size=" + 10 * KIB);
+        double first = settled(a, counter) - start;
+
+        double beforeChange = a.count(counter);
+        user.get(a, "op=change&name=attr0&size=" + 10 * KIB);
+        double second = settled(a, counter) - beforeChange;
+
+        double beforeRead = a.count(counter);
+        assertEquals(10 * KIB, user.get(a, "op=get&name=attr1").body().length());
+        double readOnly = settled(a, counter) - beforeRead;
+        return new Sent(first, second, readOnly);
+    }
+
+    /** What {@link #sentPerRequest} measured for each of its three requests. */
+    protected record Sent(double first, double second, double readOnly) {
+        @Override
+        public String toString() {
+            return "first=" + first + " second=" + second + " read-only=" + readOnly;
+        }
+    }
+
+    /** The counter's value once it stopped moving (what a request sent after its response, included). */
+    protected static double settled(EmbeddedNode node, String counter) {
+        double[] last = {node.count(counter)};
+        await(counter + " settled").during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    double now = node.count(counter);
+                    boolean same = now == last[0];
+                    last[0] = now;
+                    return same;
+                });
+        return last[0];
+    }
+}
