@@ -1,5 +1,6 @@
 package io.sessionrep.core.testing;
 
+import io.sessionrep.core.transport.ForwardingTransport;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport;
 

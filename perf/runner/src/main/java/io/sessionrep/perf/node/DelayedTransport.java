@@ -1,8 +1,7 @@
 package io.sessionrep.perf.node;
 
-import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.ForwardingTransport;
 import io.sessionrep.core.transport.MessageReceiver;
-import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.jgroups.JChannel;
@@ -11,8 +10,6 @@ import org.jgroups.stack.ProtocolStack;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A {@link JGroupsTransport} whose channel gets a {@link ConstantDelay} protocol right above TCP once it
@@ -23,12 +20,13 @@ import java.util.concurrent.CompletableFuture;
  * <p>Measurement only: the product has no hook for extra protocols, so the channel is reached by
  * reflection (its field {@code channel}).
  */
-final class DelayedTransport implements ReplicationTransport {
+final class DelayedTransport extends ForwardingTransport {
 
     private final JGroupsTransport delegate;
     private final Duration delay;
 
     DelayedTransport(JGroupsTransport delegate, Duration delay) {
+        super(delegate);
         this.delegate = delegate;
         this.delay = delay;
     }
@@ -51,35 +49,5 @@ final class DelayedTransport implements ReplicationTransport {
             delegate.close();
             throw new TransportException("cannot insert the delay protocol: " + e, e);
         }
-    }
-
-    @Override
-    public Member localMember() {
-        return delegate.localMember();
-    }
-
-    @Override
-    public List<Member> members() {
-        return delegate.members();
-    }
-
-    @Override
-    public void send(Member target, byte[] message) {
-        delegate.send(target, message);
-    }
-
-    @Override
-    public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
-        return delegate.request(target, message, timeout);
-    }
-
-    @Override
-    public void broadcast(byte[] message) {
-        delegate.broadcast(message);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

@@ -1,16 +1,13 @@
-package io.sessionrep.core.testing;
-
-import io.sessionrep.core.transport.Member;
-import io.sessionrep.core.transport.MessageReceiver;
-import io.sessionrep.core.transport.ReplicationTransport;
+package io.sessionrep.core.transport;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A transport that passes every call on to another one. Subclasses override the calls they change, to put
- * a lossy, slow or delayed network on top of a real transport (in-memory or JGroups).
+ * A transport that passes every call on to another one. Subclasses override the calls they change: to
+ * count or trace traffic, or (in tests and benchmarks) to put a lossy, slow or delayed network on top of a
+ * real transport (in-memory or JGroups).
  */
 public class ForwardingTransport implements ReplicationTransport {
     private final ReplicationTransport delegate;
@@ -25,7 +22,7 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
-    public void start(MessageReceiver receiver) {
+    public void start(MessageReceiver receiver) throws TransportException {
         delegate.start(receiver);
     }
 
