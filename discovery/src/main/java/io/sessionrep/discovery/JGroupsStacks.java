@@ -210,8 +210,9 @@ public final class JGroupsStacks {
         return dir;
     }
 
+    /** TCP where an unreachable peer holds up only its own connection: see {@link IsolatingTcp}. */
     private static TCP tcp(InetAddress bindAddress, int bindPort) {
-        TCP tcp = new TCP();
+        TCP tcp = new IsolatingTcp();
         tcp.setBindAddress(bindAddress);
         if (bindPort == 0) {
             tcp.setBindPort(AUTO_PORT_START);

@@ -62,6 +62,24 @@ class JGroupsStacksTest {
     }
 
     @Test
+    void tcpTransportIsolatesPeersAndIsWireCompatibleWithTcp() throws Exception {
+        // a peer that cannot be reached must hold up neither the view change nor the traffic to the others
+        // (IsolatingTcp, PartitionHealIT)
+        for (ReplicationConfig config : List.of(config(DiscoveryMode.STATIC).build(),
+                config(DiscoveryMode.DYNAMIC).build())) {
+            assertInstanceOf(IsolatingTcp.class, JGroupsStacks.build(config).get(0), config.discovery().toString());
+        }
+        // the protocol id travels in every message: in a channel it is TP's, as for plain TCP
+        try (org.jgroups.JChannel channel = new org.jgroups.JChannel(JGroupsStacks.build(config(DiscoveryMode.STATIC).build()))) {
+            org.jgroups.protocols.TP transport = channel.getProtocolStack().getTransport();
+            assertEquals(org.jgroups.conf.ClassConfigurator.getProtocolId(org.jgroups.protocols.TP.class),
+                    transport.getId());
+            // a sender thread per destination, set when the stack is initialized (the bundler exists from then)
+            assertFalse(((org.jgroups.protocols.BaseBundler) transport.getBundler()).useSingleSenderThread());
+        }
+    }
+
+    @Test
     void autoPortSearchesFrom7800AndExplicitPortIsExact() {
         TCP auto = (TCP) JGroupsStacks.build(config(DiscoveryMode.STATIC).bindPort(0).build()).get(0);
         assertEquals(JGroupsStacks.AUTO_PORT_START, auto.getBindPort());

@@ -30,6 +30,13 @@ public final class JsonWriter {
         return this;
     }
 
+    /** A boolean field. */
+    public JsonWriter field(String name, boolean value) {
+        key(name);
+        out.append(value);
+        return this;
+    }
+
     @Override
     public String toString() {
         return out + "}";

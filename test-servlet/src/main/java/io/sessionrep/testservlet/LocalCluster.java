@@ -305,6 +305,7 @@ public final class LocalCluster implements AutoCloseable {
         private final Map<String, Map<String, String>> nodeOptions = new LinkedHashMap<>();
         private final Set<String> deferred = new HashSet<>();
         private List<String> commandPrefix = List.of();
+        private final Map<String, List<String>> nodeCommandPrefixes = new LinkedHashMap<>();
         private String httpHost;
 
         private Builder() {
@@ -355,6 +356,15 @@ public final class LocalCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A command one node's JVM runs under, instead of {@link #commandPrefix} (e.g. nodes in different
+         * network namespaces: {@code ip netns exec <ns>}). An empty list runs it directly.
+         */
+        public Builder nodeCommandPrefix(String node, List<String> prefix) {
+            nodeCommandPrefixes.put(Objects.requireNonNull(node), List.copyOf(prefix));
+            return this;
+        }
+
         /** The nodes' {@code --http-host}; default 127.0.0.1. */
         public Builder httpHost(String host) {
             this.httpHost = Objects.requireNonNull(host);
@@ -396,7 +406,7 @@ public final class LocalCluster implements AutoCloseable {
             Path dir = logDir.resolve(clusterName);
             for (int i = 0; i < size; i++) {
                 String name = nodeName(i);
-                List<String> command = new ArrayList<>(commandPrefix);
+                List<String> command = new ArrayList<>(nodeCommandPrefixes.getOrDefault(name, commandPrefix));
                 command.addAll(NodeCommand.build(jvmArgs, flags(i, name, clusterName, bindPorts)));
                 cluster.specs.put(name, new NodeSpec(name, bindPorts[i], List.copyOf(command),
                         dir.resolve(name + ".log")));
@@ -404,6 +414,11 @@ public final class LocalCluster implements AutoCloseable {
             for (String name : deferred) {
                 if (!cluster.specs.containsKey(name)) {
                     throw new IllegalArgumentException("deferred: no node " + name + " in " + cluster.specs.keySet());
+                }
+            }
+            for (String name : nodeCommandPrefixes.keySet()) {
+                if (!cluster.specs.containsKey(name)) {
+                    throw new IllegalArgumentException("nodeCommandPrefix: no node " + name + " in " + cluster.specs.keySet());
                 }
             }
             try {

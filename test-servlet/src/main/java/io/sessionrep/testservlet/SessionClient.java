@@ -61,6 +61,14 @@ public final class SessionClient {
         return send(sessionUri, "mode=process");
     }
 
+    /**
+     * {@code process} from version {@code from} (the last one this user saw): if the HTTP client sends it a
+     * second time on its own, the servlet does not process it twice ({@link SessionReply#replayed()}).
+     */
+    public SessionReply process(URI sessionUri, int from) throws IOException, InterruptedException {
+        return send(sessionUri, "mode=process&from=" + from);
+    }
+
     public SessionReply verify(URI sessionUri) throws IOException, InterruptedException {
         return send(sessionUri, "mode=verify");
     }

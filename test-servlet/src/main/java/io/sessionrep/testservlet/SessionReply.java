@@ -34,6 +34,11 @@ public record SessionReply(int status, Map<String, String> fields, String setCoo
         return fields.get("checksum");
     }
 
+    /** True when the servlet answered a {@code process} it had already done (see {@link WorkloadRequest}). */
+    public boolean replayed() {
+        return "true".equals(fields.get("replayed"));
+    }
+
     public String error() {
         return fields.get("error");
     }

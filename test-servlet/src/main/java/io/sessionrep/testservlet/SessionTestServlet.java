@@ -13,7 +13,8 @@ import java.io.IOException;
  *   <li>{@code ?mode=initialize&number=2&size=5}: creates the session if there is none and sets
  *       {@code number} attributes of {@code size} KiB, version 0;</li>
  *   <li>{@code ?mode=process}: rewrites every attribute (with {@code setAttribute}) and increments the
- *       version;</li>
+ *       version; with {@code &from=N} (the version the client last saw) a request the HTTP client sent a
+ *       second time is answered unchanged with {@code "replayed":true} (see {@link WorkloadRequest});</li>
  *   <li>{@code ?mode=verify}: reports the state, changes nothing;</li>
  *   <li>{@code ?mode=destroy}: reports the state, then invalidates the session.</li>
  * </ul>
@@ -51,13 +52,17 @@ public class SessionTestServlet extends HttpServlet {
             return;
         }
         WorkloadState state;
+        boolean replayed = false;
         // one request at a time per session on this node, so version increments are never lost
         synchronized (session) {
             WorkloadAttributes attributes = WorkloadAttributes.of(session);
             switch (work.mode()) {
                 case INITIALIZE -> Workload.initialize(attributes, work.number(), work.sizeKiB());
                 case PROCESS -> {
-                    if (!Workload.process(attributes)) {
+                    Integer from = work.from();
+                    if (from != null && Integer.valueOf(from + 1).equals(Workload.summarize(attributes).version())) {
+                        replayed = true; // processed already: the client's HTTP library sent it again
+                    } else if (!Workload.process(attributes)) {
                         error(response, HttpServletResponse.SC_CONFLICT, mode,
                                 "session " + session.getId() + " was never initialized");
                         return;
@@ -72,14 +77,18 @@ public class SessionTestServlet extends HttpServlet {
         if (work.mode() == WorkloadRequest.Mode.DESTROY) {
             session.invalidate();
         }
-        write(response, HttpServletResponse.SC_OK, JsonWriter.object()
+        JsonWriter json = JsonWriter.object()
                 .field("node", nodeName)
                 .field("session", id)
                 .field("mode", mode)
                 .field("version", state.version())
                 .field("attributes", state.attributes())
                 .field("bytes", state.bytes())
-                .field("checksum", state.checksum()));
+                .field("checksum", state.checksum());
+        if (replayed) {
+            json.field("replayed", true);
+        }
+        write(response, HttpServletResponse.SC_OK, json);
     }
 
     private void error(HttpServletResponse response, int status, String mode, String message) throws IOException {

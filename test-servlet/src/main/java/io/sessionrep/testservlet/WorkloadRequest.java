@@ -9,8 +9,22 @@ import java.util.stream.Collectors;
  * One validated request to the test servlet: {@code mode}, and for {@code initialize} how many attributes
  * ({@code number}, 1..100) of how many KiB ({@code size}, 1..1024). {@code number} and {@code size} are
  * ignored by the other modes.
+ *
+ * <p>{@code process} takes an optional {@code from}: the version the client last saw (0 or more). When the
+ * session is already at {@code from + 1}, this request has been processed before: the HTTP client sent it
+ * again on its own after the first answer was lost (the JDK client retries a GET once when the pooled
+ * connection it used fails before any answer came back). The servlet then answers that state unchanged,
+ * marked {@code "replayed":true}, instead of processing it twice. Any other version is processed as
+ * without {@code from}.
+ *
+ * @param from for {@code process}: the version the client last saw, or null
  */
-public record WorkloadRequest(Mode mode, int number, int sizeKiB) {
+public record WorkloadRequest(Mode mode, int number, int sizeKiB, Integer from) {
+
+    /** A request without {@code from}. */
+    public WorkloadRequest(Mode mode, int number, int sizeKiB) {
+        this(mode, number, sizeKiB, null);
+    }
 
     public static final int MAX_NUMBER = 100;
     public static final int MAX_SIZE_KIB = 1024;
@@ -45,6 +59,10 @@ public record WorkloadRequest(Mode mode, int number, int sizeKiB) {
     /** Reads and validates the request's parameters ({@code parameters} returns null for a missing one). */
     public static WorkloadRequest parse(Function<String, String> parameters) throws Invalid {
         Mode mode = parseMode(parameters.apply("mode"));
+        if (mode == Mode.PROCESS) {
+            String from = parameters.apply("from");
+            return new WorkloadRequest(mode, 0, 0, from == null ? null : parseFrom(from));
+        }
         if (mode != Mode.INITIALIZE) {
             return new WorkloadRequest(mode, 0, 0);
         }
@@ -63,6 +81,18 @@ public record WorkloadRequest(Mode mode, int number, int sizeKiB) {
             }
         }
         throw new Invalid("mode: '" + value + "' is not allowed; expected one of " + Mode.allowed());
+    }
+
+    private static int parseFrom(String value) throws Invalid {
+        try {
+            int parsed = Integer.parseInt(value.trim());
+            if (parsed >= 0) {
+                return parsed;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new Invalid("from: '" + value + "' is not allowed; expected the version last seen, an integer from 0");
     }
 
     private static int parseInt(String name, String value, int max) throws Invalid {

@@ -12,6 +12,7 @@ import java.net.http.HttpClient;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -69,6 +70,28 @@ class SessionTestServletTest {
         assertEquals(404, gone.status());
         assertEquals("no session", gone.error());
         assertEquals("node-t", gone.node());
+    }
+
+    @Test
+    void processFromTheVersionLastSeenIsNotDoneTwice() throws Exception {
+        SessionClient user = user();
+        user.initialize(uri, 2, 5);
+        SessionReply first = user.process(uri, 0);
+        assertEquals(Workload.expected(2, 5, 1), first.state());
+        assertFalse(first.replayed());
+
+        // the same request again (as the JDK client resends a GET whose answer it lost): answered, not redone
+        SessionReply again = user.process(uri, 0);
+        assertEquals(first.state(), again.state());
+        assertTrue(again.replayed());
+        assertEquals("true", again.fields().get("replayed"));
+
+        assertEquals(Workload.expected(2, 5, 2), user.process(uri, 1).state());
+        // a version the client did not see: processed as without from (the load's checks report it)
+        SessionReply skipped = user.process(uri, 0);
+        assertEquals(Workload.expected(2, 5, 3), skipped.state());
+        assertFalse(skipped.replayed());
+        assertNull(user.process(uri).fields().get("replayed"));
     }
 
     @Test

@@ -28,6 +28,19 @@ class WorkloadRequestTest {
         assertEquals(new WorkloadRequest(Mode.DESTROY, 0, 0), parse("mode", "destroy"));
     }
 
+    @Test
+    void processTakesTheVersionLastSeen() throws Exception {
+        assertEquals(new WorkloadRequest(Mode.PROCESS, 0, 0, 7), parse("mode", "process", "from", "7"));
+        assertEquals(new WorkloadRequest(Mode.PROCESS, 0, 0, 0), parse("mode", "process", "from", " 0 "));
+        assertEquals(new WorkloadRequest(Mode.VERIFY, 0, 0), parse("mode", "verify", "from", "7"));
+        for (String bad : new String[]{"-1", "x", ""}) {
+            WorkloadRequest.Invalid e = assertThrows(WorkloadRequest.Invalid.class,
+                    () -> parse("mode", "process", "from", bad));
+            assertEquals("from: '" + bad + "' is not allowed; expected the version last seen, an integer from 0",
+                    e.getMessage());
+        }
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "          |    |    | missing parameter mode; expected one of initialize, process, destroy, verify",

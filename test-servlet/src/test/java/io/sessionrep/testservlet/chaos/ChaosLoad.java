@@ -30,8 +30,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (version + checksum, {@link #check}), before processing continues from there.
  *
  * <p>Per session the client knows the last version whose answer it received (acknowledged) and whether a
- * request was in flight when the target died. A session's whole state follows from its version
- * ({@link Workload#expected}), so an answer is either exactly some version or corrupt.
+ * request was in flight when the target died. Each {@code process} names that version ({@code from}), so a
+ * request the JDK HTTP client sends a second time on its own (it retries a GET once when the pooled
+ * connection fails before an answer came; its pool has a race that closes a reused connection as a fast
+ * answer arrives) is not processed twice: it is answered as {@code replayed} and counted ({@link #replays}).
+ * A session's whole state follows from its version ({@link Workload#expected}), so an answer is either
+ * exactly some version or corrupt.
  */
 final class ChaosLoad implements AutoCloseable {
 
@@ -74,6 +78,7 @@ final class ChaosLoad implements AutoCloseable {
     private final List<String> problems = new ArrayList<>();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong replays = new AtomicLong();
     private final AtomicLong maxLatencyNanos = new AtomicLong();
     private final AtomicLong latencyNanosTotal = new AtomicLong();
 
@@ -194,6 +199,11 @@ final class ChaosLoad implements AutoCloseable {
         return errors.get();
     }
 
+    /** {@code process} requests the HTTP client sent twice, answered unchanged the second time. */
+    long replays() {
+        return replays.get();
+    }
+
     long maxLatencyMillis() {
         return TimeUnit.NANOSECONDS.toMillis(maxLatencyNanos.get());
     }
@@ -253,7 +263,11 @@ final class ChaosLoad implements AutoCloseable {
                         continue;
                     }
                     s.inFlight = true;
-                    SessionReply reply = timed(() -> s.client.process(t.node().sessionUri()));
+                    int from = s.acknowledged;
+                    SessionReply reply = timed(() -> s.client.process(t.node().sessionUri(), from));
+                    if (reply.replayed()) {
+                        replays.incrementAndGet();
+                    }
                     if (!reply.ok() || reply.version() == null || reply.version() != s.acknowledged + 1
                             || !t.node().name().equals(reply.node())) {
                         errors.incrementAndGet();
