@@ -1,5 +1,11 @@
 package io.sessionrep.perf;
 
+import io.sessionrep.testservlet.NetworkCommands.Result;
+
+import static io.sessionrep.testservlet.NetworkCommands.in;
+import static io.sessionrep.testservlet.NetworkCommands.run;
+import static io.sessionrep.testservlet.NetworkCommands.vethPair;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -45,8 +51,8 @@ final class Netns implements AutoCloseable {
 
     /** The first candidate /24 that this host does not use (no address in it, not a connected route). */
     private static String freeNet() {
-        String addresses = run(false, "ip", "-4", "addr").output;
-        String routes = run(false, "ip", "-4", "route", "show", "table", "all").output;
+        String addresses = run(false, "ip", "-4", "addr").output();
+        String routes = run(false, "ip", "-4", "route", "show", "table", "all").output();
         for (String c : CANDIDATES) {
             String first = c.substring(0, c.indexOf('.') + 1);
             boolean used = addresses.contains(" " + c + ".") || routes.contains(c + ".")
@@ -77,14 +83,14 @@ final class Netns implements AutoCloseable {
         run(false, "ip", "netns", "del", probe);
         Result add = run(false, "ip", "netns", "add", probe);
         run(false, "ip", "netns", "del", probe);
-        if (add.code != 0) {
-            return "creating a network namespace is not permitted here: " + add.output.trim();
+        if (add.code() != 0) {
+            return "creating a network namespace is not permitted here: " + add.output().trim();
         }
         return null;
     }
 
     private static boolean hasIp() {
-        return run(false, "ip", "-V").code == 0;
+        return run(false, "ip", "-V").code() == 0;
     }
 
     /** Builds the topology (removing leftovers of an earlier run first). */
@@ -96,9 +102,9 @@ final class Netns implements AutoCloseable {
         for (String ns : List.of(NS_A, NS_B)) {
             run(true, "ip", "-n", ns, "link", "set", "lo", "up");
         }
-        link("srp-ha0", null, netns.net + ".1/30", "srp-ha1", NS_A, netns.httpA + "/30");
-        link("srp-hb0", null, netns.net + ".5/30", "srp-hb1", NS_B, netns.httpB + "/30");
-        link("srp-r0", NS_A, netns.replA + "/30", "srp-r1", NS_B, netns.replB + "/30");
+        vethPair("srp-ha0", null, netns.net + ".1/30", "srp-ha1", NS_A, netns.httpA + "/30");
+        vethPair("srp-hb0", null, netns.net + ".5/30", "srp-hb1", NS_B, netns.httpB + "/30");
+        vethPair("srp-r0", NS_A, netns.replA + "/30", "srp-r1", NS_B, netns.replB + "/30");
         if (rate != null && !rate.equals("none")) {
             run(true, "ip", "netns", "exec", NS_A, "tc", "qdisc", "add", "dev", "srp-r0", "root", "tbf",
                     "rate", rate, "burst", "256kb", "latency", "50ms");
@@ -106,27 +112,6 @@ final class Netns implements AutoCloseable {
                     "rate", rate, "burst", "256kb", "latency", "50ms");
         }
         return netns;
-    }
-
-    /** One veth pair; a null namespace is the root namespace. */
-    private static void link(String a, String nsA, String addrA, String b, String nsB, String addrB) {
-        run(true, "ip", "link", "add", a, "type", "veth", "peer", "name", b);
-        for (String[] end : new String[][]{{a, nsA, addrA}, {b, nsB, addrB}}) {
-            if (end[1] != null) {
-                run(true, "ip", "link", "set", end[0], "netns", end[1]);
-            }
-            run(true, cmd(end[1], "ip", "addr", "add", end[2], "dev", end[0]));
-            run(true, cmd(end[1], "ip", "link", "set", end[0], "up"));
-        }
-    }
-
-    private static String[] cmd(String ns, String... command) {
-        List<String> c = new ArrayList<>();
-        if (ns != null) {
-            c.addAll(List.of("ip", "netns", "exec", ns));
-        }
-        c.addAll(List.of(command));
-        return c.toArray(String[]::new);
     }
 
     /** The command prefix that runs a process inside namespace {@code ns}. */
@@ -153,30 +138,4 @@ final class Netns implements AutoCloseable {
         teardown();
     }
 
-    private record Result(int code, String output) {
-    }
-
-    private static Result run(boolean required, String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " timed out");
-            }
-            if (required && p.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.trim());
-            }
-            return new Result(p.exitValue(), out);
-        } catch (IOException e) {
-            if (required) {
-                throw new IllegalStateException(String.join(" ", command) + ": " + e.getMessage(), e);
-            }
-            return new Result(127, e.getMessage() == null ? "" : e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
 }

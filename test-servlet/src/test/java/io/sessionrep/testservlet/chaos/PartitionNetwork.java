@@ -1,5 +1,11 @@
 package io.sessionrep.testservlet.chaos;
 
+import io.sessionrep.testservlet.NetworkCommands.Result;
+
+import static io.sessionrep.testservlet.NetworkCommands.in;
+import static io.sessionrep.testservlet.NetworkCommands.run;
+import static io.sessionrep.testservlet.NetworkCommands.vethPair;
+
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
@@ -116,9 +122,9 @@ final class PartitionNetwork implements AutoCloseable {
         for (String ns : List.of(nsA, nsB)) {
             run(true, "ip", "-n", ns, "link", "set", "lo", "up");
         }
-        link("sp" + tag + "ha0", null, net + ".1/30", "sp" + tag + "ha1", nsA, httpA + "/30");
-        link("sp" + tag + "hb0", null, net + ".5/30", "sp" + tag + "hb1", nsB, httpB + "/30");
-        link(replicationEnd(), nsA, replA + "/30", "sp" + tag + "r1", nsB, replB + "/30");
+        vethPair("sp" + tag + "ha0", null, net + ".1/30", "sp" + tag + "ha1", nsA, httpA + "/30");
+        vethPair("sp" + tag + "hb0", null, net + ".5/30", "sp" + tag + "hb1", nsB, httpB + "/30");
+        vethPair(replicationEnd(), nsA, replA + "/30", "sp" + tag + "r1", nsB, replB + "/30");
     }
 
     private void teardown() {
@@ -131,7 +137,7 @@ final class PartitionNetwork implements AutoCloseable {
 
     /** Namespaces of earlier runs whose JVM no longer exists (killed before its shutdown hook ran). */
     private static void removeLeftovers() {
-        for (String line : run(false, "ip", "netns", "list").output.lines().toList()) {
+        for (String line : run(false, "ip", "netns", "list").output().lines().toList()) {
             Matcher m = OURS.matcher(line.split("\\s+")[0]);
             if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
                 System.out.println("removing network namespace " + m.group() + " left by an earlier run");
@@ -152,7 +158,7 @@ final class PartitionNetwork implements AutoCloseable {
         }
         if (!hasIp()) {
             System.out.println("iproute2 missing: apt-get install -y iproute2");
-            if (run(false, "apt-get", "install", "-y", "-q", "iproute2").code != 0) {
+            if (run(false, "apt-get", "install", "-y", "-q", "iproute2").code() != 0) {
                 run(false, "apt-get", "update", "-q");
                 run(false, "apt-get", "install", "-y", "-q", "iproute2");
             }
@@ -163,26 +169,26 @@ final class PartitionNetwork implements AutoCloseable {
         String probe = "srpart-probe-" + ProcessHandle.current().pid();
         run(false, "ip", "netns", "del", probe);
         Result add = run(false, "ip", "netns", "add", probe);
-        if (add.code != 0) {
-            return "creating a network namespace is not permitted here: " + add.output.trim();
+        if (add.code() != 0) {
+            return "creating a network namespace is not permitted here: " + add.output().trim();
         }
         String veth = "spprobe" + (ProcessHandle.current().pid() % 100_000);
         Result link = run(false, "ip", "-n", probe, "link", "add", veth, "type", "veth", "peer", "name", veth + "p");
         run(false, "ip", "netns", "del", probe);
-        if (link.code != 0) {
-            return "creating a veth pair is not permitted here: " + link.output.trim();
+        if (link.code() != 0) {
+            return "creating a veth pair is not permitted here: " + link.output().trim();
         }
         return null;
     }
 
     private static boolean hasIp() {
-        return run(false, "ip", "-V").code == 0;
+        return run(false, "ip", "-V").code() == 0;
     }
 
     /** The first 10.252.x.0/24 (x from {@code pid}) that no address or route of this host uses. */
     private static String freeNet(long pid) {
-        String addresses = run(true, "ip", "-4", "addr").output;
-        String routes = run(true, "ip", "-4", "route", "show", "table", "all").output;
+        String addresses = run(true, "ip", "-4", "addr").output();
+        String routes = run(true, "ip", "-4", "route", "show", "table", "all").output();
         for (int i = 0; i < 250; i++) {
             String candidate = "10.252." + ((pid + i) % 250 + 1);
             if (!addresses.contains(" " + candidate + ".") && !routes.contains(candidate + ".")) {
@@ -192,52 +198,4 @@ final class PartitionNetwork implements AutoCloseable {
         throw new IllegalStateException("every 10.252.x.0/24 is in use on this host");
     }
 
-    /** One veth pair; a null namespace is the root namespace. */
-    private static void link(String a, String nsA, String addrA, String b, String nsB, String addrB) {
-        run(true, "ip", "link", "add", a, "type", "veth", "peer", "name", b);
-        for (String[] end : new String[][]{{a, nsA, addrA}, {b, nsB, addrB}}) {
-            if (end[1] != null) {
-                run(true, "ip", "link", "set", end[0], "netns", end[1]);
-            }
-            run(true, in(end[1], "ip", "addr", "add", end[2], "dev", end[0]));
-            run(true, in(end[1], "ip", "link", "set", end[0], "up"));
-        }
-    }
-
-    private static String[] in(String ns, String... command) {
-        List<String> c = new ArrayList<>();
-        if (ns != null) {
-            c.addAll(exec(ns));
-        }
-        c.addAll(List.of(command));
-        return c.toArray(String[]::new);
-    }
-
-    private record Result(int code, String output) {
-    }
-
-    private static Result run(boolean required, String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " timed out");
-            }
-            if (required && p.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed (" + p.exitValue() + "): "
-                        + out.trim());
-            }
-            return new Result(p.exitValue(), out);
-        } catch (IOException e) {
-            if (required) {
-                throw new IllegalStateException(String.join(" ", command) + ": " + e.getMessage(), e);
-            }
-            return new Result(127, e.getMessage() == null ? "" : e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
 }
