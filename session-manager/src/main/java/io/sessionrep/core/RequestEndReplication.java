@@ -109,7 +109,9 @@ final class RequestEndReplication {
                     node.sender.enqueue(target, update);
                 }
             }
-            node.retarget(entry, targets);
+            if (newBackup || entry.syncedBackups.size() != targets.size()) {
+                node.retarget(entry, targets); // the placement of this session changed (rare): not per request
+            }
             return acks;
         }
     }
