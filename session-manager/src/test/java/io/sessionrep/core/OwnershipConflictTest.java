@@ -117,8 +117,9 @@ class OwnershipConflictTest {
     private long servedHere(String id) {
         TestSession session = new TestSession(id, 0).set("x", 1);
         node.requestEnd(session, session.tracker);
-        assertTrue(node.isPrimary(id));
-        return 1;
+        long version = node.primaryVersion(id);
+        assertTrue(version > 0, "this node is primary of " + id + " at a replicated version");
+        return version;
     }
 
     private static SessionUpdate fullCopy(String id, long version) {
