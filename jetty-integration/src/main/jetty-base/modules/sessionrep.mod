@@ -34,6 +34,9 @@ etc/sessionrep.xml
 ## sync-timeout: Duration (500ms, 2s, PT0.5S). Default 500ms.
 # sessionrep.sync-timeout=500ms
 
+## ownership-timeout: Duration (5s, 500ms, PT5S). How long a request waits for another live node to hand the session over; then 503. Default 5s.
+# sessionrep.ownership-timeout=5s
+
 ## replication-trigger: on-request-end | on-attribute-modify | on-shutdown. Default on-request-end; on-attribute-modify replicates each change before it returns; on-shutdown only hands sessions over on orderly stop.
 # sessionrep.replication-trigger=on-request-end
 

@@ -123,13 +123,75 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         return new ReplicatedSession(getSessionManager(), replicated);
     }
 
+    /**
+     * A request enters a session. Resident and owned here: the core counts the request (no network). Owned by
+     * another node now: the stale live copy is evicted (after this node's running requests on it finished),
+     * and Jetty loads the session, which brings it here with its newest state
+     * ({@link ReplicatedSessionDataStore#doLoad}, counted there). The matching exit is in {@link #release}.
+     */
     @Override
     protected ManagedSession getAndEnter(String id, boolean enter) throws Exception {
-        ManagedSession session = super.getAndEnter(id, enter);
+        if (!(getSessionDataStore() instanceof ReplicatedSessionDataStore store) || !store.isRunningReplicator()) {
+            return super.getAndEnter(id, enter);
+        }
+        if (!enter) {
+            ManagedSession found = super.getAndEnter(id, false);
+            if (ReplicatedSessionDataStore.loadedOnThisThread()) {
+                store.replicator().exit(id); // loaded without a request: not in use
+            }
+            return found;
+        }
+        boolean entered = enterResident(id, store);
+        ManagedSession session;
+        try {
+            session = super.getAndEnter(id, true);
+        } catch (RuntimeException | Error e) {
+            if (entered) {
+                store.replicator().exit(id);
+            }
+            throw e;
+        }
+        boolean loaded = ReplicatedSessionDataStore.loadedOnThisThread();
+        if (entered && (loaded || session == null)) {
+            store.replicator().exit(id); // the resident copy went meanwhile; the load counted the request
+        }
         if (session instanceof ReplicatedSession replicated) {
             replicated.activateIfRestored();
         }
         return session;
+    }
+
+    private boolean enterResident(String id, ReplicatedSessionDataStore store) {
+        long deadline = System.nanoTime() + store.getConfig().ownershipTimeout().toNanos();
+        while (doGet(id) instanceof ReplicatedSession resident) {
+            if (!resident.replicatedData().isDisowned()
+                    && store.replicator().enter(id) == io.sessionrep.core.SessionAccess.OWNED) {
+                return true;
+            }
+            resident.replicatedData().disown(); // another node owns it now: never serve this copy again
+            try (AutoLock ignored = resident.lock()) {
+                if (resident.getRequests() <= 0) {
+                    if (doGet(id) == resident) {
+                        doDelete(id);
+                    }
+                    resident.setResident(false);
+                    return false; // Jetty loads it next, from its owner
+                }
+            }
+            // requests here still use it; once they are done, it is handed over and comes back to us
+            if (System.nanoTime() > deadline) {
+                throw new HandOverTimeout(new io.sessionrep.core.OwnershipTimeoutException("session "
+                        + io.sessionrep.core.SessionIds.shortForm(id) + ": requests on this node held it longer than"
+                        + " ownership-timeout"));
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
     }
 
     /**
@@ -152,7 +214,14 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
      */
     @Override
     public void release(ManagedSession session) throws Exception {
-        super.release(session);
+        try {
+            super.release(session);
+        } finally {
+            if (session instanceof ReplicatedSession replicated
+                    && getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()) {
+                store.replicator().exit(replicated.getId()); // after its replication: a hand-over may go now
+            }
+        }
         if (session instanceof ReplicatedSession replicated && replicated.replicatedData().isDisowned()) {
             evictIfIdle(replicated);
         }

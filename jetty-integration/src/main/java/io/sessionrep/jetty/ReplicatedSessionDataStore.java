@@ -195,10 +195,33 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         return replicator().hasLocalCopy(id);
     }
 
+    private static final ThreadLocal<Boolean> LOADED = new ThreadLocal<>();
+
+    /**
+     * Jetty asks for a session it does not hold live: it is brought here from its owner (a hand-over) or,
+     * if its owner died, from the newest copy. The request that caused the load counts as using it (the
+     * cache's release ends that). A hand-over that does not come within ownership-timeout ends the request
+     * with {@link HandOverTimeout} (503).
+     */
     @Override
     public SessionData doLoad(String id) {
-        Optional<RestoredSession> restored = replicator().takeOver(id);
+        Optional<RestoredSession> restored;
+        try {
+            restored = replicator().acquire(id);
+        } catch (io.sessionrep.core.OwnershipTimeoutException e) {
+            throw new HandOverTimeout(e);
+        }
+        if (restored.isPresent()) {
+            LOADED.set(Boolean.TRUE);
+        }
         return restored.map(this::toSessionData).orElse(null);
+    }
+
+    /** True (once) when the last load on this thread brought a session here and counted the request. */
+    static boolean loadedOnThisThread() {
+        boolean loaded = LOADED.get() != null;
+        LOADED.remove();
+        return loaded;
     }
 
     private ReplicatedSessionData toSessionData(RestoredSession restored) {

@@ -80,6 +80,7 @@ public final class ReplicatedSessions {
         ReplicatedSessionDataStore store = new ReplicatedSessionDataStore(config, meters, transports);
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
+        context.insertHandler(new OwnershipTimeoutHandler()); // 503 when a hand-over does not come in time
         RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
         routeSuffix.nameUnnamed(context.getServer());
         sessions.addEventListener(routeSuffix);

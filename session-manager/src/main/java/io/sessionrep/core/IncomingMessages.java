@@ -18,14 +18,18 @@ import java.util.Map;
  * no input can make this class throw into the transport.
  */
 final class IncomingMessages implements MessageReceiver {
-    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+    private static final System.Logger LOG = System.getLogger(IncomingMessages.class.getName());
 
     private final NodeState node;
     private final Rebalancer rebalancer;
+    private final HandOver handOver;
+    private final Acquisition acquisition;
 
-    IncomingMessages(NodeState node, Rebalancer rebalancer) {
+    IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition) {
         this.node = node;
         this.rebalancer = rebalancer;
+        this.handOver = handOver;
+        this.acquisition = acquisition;
     }
 
     @Override
@@ -60,6 +64,12 @@ final class IncomingMessages implements MessageReceiver {
                 return WireCodec.encode(new Message.FetchReply(copyOf(m.sessionId()), serving));
             } else if (message instanceof Message.Reconcile m) {
                 return MergeReconciler.answer(node, sender, m);
+            } else if (message instanceof Message.Acquire m) {
+                handOver.onAcquire(sender, m);
+            } else if (message instanceof Message.AcquireReply m) {
+                acquisition.onReply(sender, m);
+            } else if (message instanceof Message.AcquireCancel m) {
+                handOver.onCancel(sender, m);
             } else if (message instanceof Message.Resync m) {
                 node.enqueueFullCopy(m.sessionId(), sender);
             } else {
@@ -191,12 +201,15 @@ final class IncomingMessages implements MessageReceiver {
             }
             return;
         }
-        if (!node.placement.isBackup(id, owner, node.members(), node.self.name())) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + id + " at version " + held
-                    + ": new owner " + m.owner() + " at " + m.version() + " does not use this node");
-            node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
+        if (m.handedOver() || node.placement.isBackup(id, owner, node.members(), node.self.name())) {
+            // After a hand-over a copy is kept even when the new owner does not use this node as a backup: its
+            // backups may not hold the state yet, and if it dies at once this copy is the newest there is. It
+            // gets no more updates; maintenance drops it a while later (NodeState.STRAY_COPY_TTL).
+            backup.follow(owner);
         } else {
-            backup.owner = owner;
+            LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + SessionIds.shortForm(id) + " at version "
+                    + held + ": new owner " + m.owner() + " at " + m.version() + " does not use this node");
+            node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
         }
     }
 
@@ -238,6 +251,8 @@ final class IncomingMessages implements MessageReceiver {
     public void onMembershipChange(List<Member> members) {
         node.setMembers(members);
         LOG.log(System.Logger.Level.INFO, "cluster view of " + node.self.name() + ": " + members);
+        acquisition.viewChanged();
+        handOver.viewChanged();
         rebalancer.viewChanged();
     }
 }

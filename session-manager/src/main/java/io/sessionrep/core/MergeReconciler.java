@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * with it is settled by the version-checked ownership messages.
  */
 final class MergeReconciler {
-    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+    private static final System.Logger LOG = System.getLogger(MergeReconciler.class.getName());
 
     /** Session ids per {@link Message.Reconcile} request. */
     static final int BATCH = 1000;

@@ -20,10 +20,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * recently invalidated ids, and the current view.
  */
 final class NodeState {
-    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+    private static final System.Logger LOG = System.getLogger(NodeState.class.getName());
     static final Duration TOMBSTONE_TTL = Duration.ofMinutes(10);
     /** How long a node remembers that another took a session over from it (refuses to re-create it). */
     static final Duration LOST_OWNERSHIP_TTL = Duration.ofMinutes(2);
+    /**
+     * How long a copy is kept after its owner stopped using this node as a backup (a hand-over moved the
+     * session to an owner that chose other backups): long enough for them to receive the state.
+     */
+    static final Duration STRAY_COPY_TTL = Duration.ofMinutes(1);
     /** How long a released backup ignores late one-way updates from its former owner. */
     static final Duration RELEASE_MEMORY = Duration.ofMinutes(1);
 
@@ -39,6 +44,8 @@ final class NodeState {
     final BackupStore backups = new BackupStore();
     final Tombstones tombstones;
     final Tombstones lostOwnership;
+    /** Sessions a request here is acquiring from another node right now (answered BUSY to other askers). */
+    final java.util.Set<String> acquiring = ConcurrentHashMap.newKeySet();
     AsyncSender sender;
     /** Asks the rebalancer for a pass soon (set once the rebalancer exists). */
     Runnable rebalanceSoon = () -> { };
@@ -66,6 +73,10 @@ final class NodeState {
 
     void setMembers(List<Member> view) {
         this.members = List.copyOf(view);
+    }
+
+    boolean acquiring(String sessionId) {
+        return acquiring.contains(sessionId);
     }
 
     boolean closed() {

@@ -32,6 +32,19 @@ final class PrimaryEntry {
     volatile boolean dormant;
     /** max-session-size warning already logged for this session. */
     boolean oversizeWarned;
+    /**
+     * Requests on this node that use the session right now ({@link SessionReplicator#enter} or a successful
+     * {@link SessionReplicator#acquire}, not yet {@link SessionReplicator#exit}). A hand-over waits for 0.
+     */
+    int inFlight;
+    /** A hand-over promised to another node, carried out when {@link #inFlight} reaches 0; null if none. */
+    HandOver.Pending handOver;
+    /**
+     * After a hand-over this copy is renumbered (version + 1) without changing its content; the backups
+     * hold the content at the version the previous owner had. The first delta starts from that version
+     * ({@code deltaBase}) so that they can apply it; -1 once used, or when there was no hand-over.
+     */
+    long deltaBase = -1;
 
     PrimaryEntry(SessionCopy copy) {
         this.copy = copy;

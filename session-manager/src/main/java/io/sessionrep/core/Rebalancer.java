@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * a pass waits while the queue is more than half full, so it never causes drops of request updates.
  */
 final class Rebalancer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+    private static final System.Logger LOG = System.getLogger(Rebalancer.class.getName());
 
     /** Full copies sent by a pass and not yet acknowledged, at most. */
     static final int MAX_IN_FLIGHT = 256;

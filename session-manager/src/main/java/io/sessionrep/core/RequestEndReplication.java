@@ -28,7 +28,7 @@ import java.util.concurrent.TimeoutException;
  * {@link AsyncSender}; sync mode sends them and waits for the first backup's acknowledgement.
  */
 final class RequestEndReplication {
-    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+    private static final System.Logger LOG = System.getLogger(RequestEndReplication.class.getName());
 
     private final NodeState node;
     private final Touches touches;
@@ -145,8 +145,10 @@ final class RequestEndReplication {
         if (changed.isEmpty() && removed.isEmpty() && !metadata) {
             return null;
         }
-        long from = entry.copy.version();
-        return new SessionUpdate(session.id(), from, from + 1, false, session.creationTime(),
+        long to = entry.copy.version() + 1;
+        long from = entry.deltaBase >= 0 ? entry.deltaBase : entry.copy.version(); // after a hand-over: see PrimaryEntry
+        entry.deltaBase = -1;
+        return new SessionUpdate(session.id(), from, to, false, session.creationTime(),
                 session.lastAccessedTime(), session.maxInactiveSeconds(), changed, removed);
     }
 

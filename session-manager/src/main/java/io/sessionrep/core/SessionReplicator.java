@@ -46,7 +46,10 @@ public final class SessionReplicator implements AutoCloseable {
     private final NodeState node;
     private final RequestEndReplication replication;
     private final TakeOver takeOver;
+    private final HandOver handOver;
+    private final Acquisition acquisition;
     private final Rebalancer rebalancer;
+    private final IncomingMessages incoming;
     private final Touches touches;
     private final ScheduledExecutorService maintenance;
 
@@ -61,8 +64,11 @@ public final class SessionReplicator implements AutoCloseable {
         this.node.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
                 config.nodeName(), replication::backupOutOfDate);
         this.takeOver = new TakeOver(node);
+        this.handOver = new HandOver(node);
+        this.acquisition = new Acquisition(node, takeOver);
         this.rebalancer = new Rebalancer(node, takeOver, replication);
         this.node.rebalanceSoon = rebalancer::requestPass;
+        this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());
             t.setDaemon(true);
@@ -98,7 +104,7 @@ public final class SessionReplicator implements AutoCloseable {
                     + "': set cluster-key (a shared secret) unless the replication network is private");
         }
         try {
-            transport.start(new IncomingMessages(replicator.node, replicator.rebalancer));
+            transport.start(replicator.incoming);
         } catch (RuntimeException e) {
             replicator.node.sender.close(0);
             replicator.rebalancer.close();
@@ -168,13 +174,45 @@ public final class SessionReplicator implements AutoCloseable {
     }
 
     /**
-     * A request names a session this node does not hold live. Promotes the local backup copy if its
-     * primary is gone, else fetches the newest copy from the cluster; this node becomes the primary and the
-     * old owner is told to drop its live copy. Empty when no node knows the id, or it was invalidated.
-     * Blocks at most a bounded time (a fetch round trip, bounded by {@code sync-timeout} x 2, min 1s).
+     * A request is about to use a session that the container holds live here. {@link SessionAccess#OWNED}:
+     * go ahead, and call {@link #exit} when the request is over (after {@link #requestEnd}).
+     * {@link SessionAccess#MOVED}: another node owns it now, or is about to; drop the live copy without
+     * invalidating it and {@link #acquire} the session. Never blocks; costs a map lookup.
+     */
+    public SessionAccess enter(String sessionId) {
+        return handOver.enter(sessionId);
+    }
+
+    /**
+     * A request that entered or acquired the session is over (its request-end replication done). If another
+     * node asked for the session meanwhile, the last request to exit hands it over.
+     */
+    public void exit(String sessionId) {
+        handOver.exit(sessionId);
+    }
+
+    /**
+     * A request needs a session the container does not hold live: brings it here with its newest state,
+     * before the request runs. From its live owner by a hand-over (the owner's running requests on it finish
+     * first), or, when no live node owns it, by promoting the newest copy in the cluster. This node is its
+     * owner afterwards and the request counts as entered: call {@link #exit} when it is over. Empty when no
+     * node knows the id or it was invalidated.
+     *
+     * @throws OwnershipTimeoutException when the owner did not hand it over within {@code ownership-timeout}
+     *         (answer the request with {@link OwnershipTimeoutException#STATUS}, run no application code)
+     */
+    public Optional<RestoredSession> acquire(String sessionId) {
+        return acquisition.acquire(sessionId);
+    }
+
+    /**
+     * {@link #acquire} for callers that are not a request (tools, tests): the session is brought here and
+     * not counted as in use.
      */
     public Optional<RestoredSession> takeOver(String sessionId) {
-        return takeOver.takeOver(sessionId);
+        Optional<RestoredSession> restored = acquisition.acquire(sessionId);
+        restored.ifPresent(r -> handOver.exit(sessionId));
+        return restored;
     }
 
     /** The container invalidated or expired the session here: every copy in the cluster is removed. */
@@ -262,6 +300,11 @@ public final class SessionReplicator implements AutoCloseable {
         return rebalancer.lastPassMillis();
     }
 
+    /** What this node does with messages from others (the transport delivers them there). */
+    IncomingMessages incoming() {
+        return incoming;
+    }
+
     /** True after {@link #close()}. */
     public boolean isClosed() {
         return node.closed();
@@ -309,9 +352,12 @@ public final class SessionReplicator implements AutoCloseable {
         takeOver.purgeMisses();
         node.backups.purgeReleased(node.clock.millis() - NodeState.RELEASE_MEMORY.toMillis());
         long now = node.clock.millis();
+        long strayBefore = System.currentTimeMillis() - NodeState.STRAY_COPY_TTL.toMillis();
         int expired = node.backups.removeIf(b -> {
             if (node.isMember(b.owner.name())) {
-                return false; // its primary decides
+                // its primary decides; a copy it does not use (left here by a hand-over) goes after a while
+                return b.changedAt < strayBefore
+                        && !node.placement.isBackup(b.copy.sessionId(), b.owner, node.members(), node.self.name());
             }
             synchronized (b.copy) {
                 int maxInactive = b.copy.maxInactiveSeconds();

@@ -18,13 +18,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fail-over: a request names a session this node does not hold live. The newest copy is found (local
- * backup if its primary is gone, else the cluster is asked), this node becomes primary at the next
- * version, announces it (the old owner drops its live copy, non-backups drop stale copies), and sends
- * full copies to its backups at once.
+ * Fail-over: a request needs a session that no live node owns (its owner died), or one this node owns but
+ * the container does not hold (promoted from a backup). The newest copy is found (the cluster is asked:
+ * a local backup may be older than another), this node becomes primary at the next version, announces it,
+ * and sends full copies to its backups at once. A session whose owner is alive is never taken here: it is
+ * handed over ({@link Acquisition}, {@link HandOver}).
  */
 final class TakeOver {
-    private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
+    private static final System.Logger LOG = System.getLogger(TakeOver.class.getName());
 
     /** How long an id that no node knew is answered "unknown" without asking the cluster again. */
     static final java.time.Duration MISS_TTL = java.time.Duration.ofSeconds(5);
@@ -43,12 +44,21 @@ final class TakeOver {
         recentMisses.purgeExpired();
     }
 
+    /** True when nobody knew this id a moment ago (and this node holds nothing of it). */
+    boolean recentlyMissed(String sessionId) {
+        return node.backups.get(sessionId) == null && recentMisses.contains(sessionId);
+    }
+
     /** Forgets every miss: members joined, and may know ids that nobody knew a moment ago. */
     void forgetMisses() {
         recentMisses.clear();
     }
 
-    Optional<RestoredSession> takeOver(String sessionId) {
+    /**
+     * {@code enter}: the caller is a request, counted as using the session (it calls exit when done).
+     * Null (not empty) when a live node serves the session: it must be acquired from that node.
+     */
+    Optional<RestoredSession> takeOver(String sessionId, boolean enter) {
         if (node.closed() || node.tombstones.contains(sessionId)) {
             return Optional.empty();
         }
@@ -63,6 +73,9 @@ final class TakeOver {
             synchronized (owned) {
                 local = owned.removed || owned.copy.version() == 0 ? null : owned.copy.toFullUpdate();
                 liveElsewhere = owned.dormant;
+                if (local != null && !liveElsewhere && enter) {
+                    owned.inFlight++;
+                }
             }
             if (local != null && !liveElsewhere) {
                 return Optional.of(restore(sessionId, local, owned)); // the container dropped its live copy
@@ -72,7 +85,14 @@ final class TakeOver {
         }
         // Always compare with the cluster: a local backup may be older than a copy elsewhere (a node that
         // was hung or restarted), and the old primary may still be alive with the newest state.
-        SessionUpdate source = fetchNewest(sessionId, local);
+        Found found = fetch(sessionId, local);
+        if (found.servedElsewhere()) {
+            if (owned != null) {
+                node.dropPrimary(sessionId); // our promoted copy yields to the node serving it
+            }
+            return null; // a live node owns it: it must be handed over, not taken
+        }
+        SessionUpdate source = found.newest();
         if (source == null || node.tombstones.contains(sessionId)) {
             node.metrics.takeoverMisses.increment();
             recentMisses.add(sessionId);
@@ -80,26 +100,30 @@ final class TakeOver {
         }
         node.lostOwnership.remove(sessionId);
         SessionUpdate localCopy = local;
-        LOG.log(System.Logger.Level.DEBUG, () -> "taking session " + sessionId + " over from version " + source.toVersion()
+        LOG.log(System.Logger.Level.DEBUG, () -> "taking session " + SessionIds.shortForm(sessionId) + " over from version " + source.toVersion()
                 + (source == localCopy ? " (own copy)" : " (cluster; own copy " + (localCopy == null ? "none" : localCopy.toVersion()) + ")"));
         PrimaryEntry entry;
         if (owned != null && source == local) {
             entry = owned;
             synchronized (owned) {
                 owned.dormant = false; // the container holds it live from now on
+                if (enter) {
+                    owned.inFlight++;
+                }
             }
         } else {
             if (owned != null) {
                 node.dropPrimary(sessionId); // our promoted copy is older than one elsewhere
             }
             boolean fromLocalBackup = source == local;
-            entry = becomePrimary(source, true);
+            entry = becomePrimary(source, true, enter);
             (fromLocalBackup ? node.metrics.takeoversLocal : node.metrics.takeoversCluster).increment();
         }
         return Optional.of(restore(sessionId, source, entry));
     }
 
-    private RestoredSession restore(String sessionId, SessionUpdate source, PrimaryEntry entry) {
+    /** The copy as live objects for the container, at the entry's version. */
+    RestoredSession restore(String sessionId, SessionUpdate source, PrimaryEntry entry) {
         Map<String, Object> values = new HashMap<>();
         for (Map.Entry<String, byte[]> a : source.changed().entrySet()) {
             Object value = node.attributes.read(sessionId, a.getKey(), a.getValue(), "take-over");
@@ -121,14 +145,25 @@ final class TakeOver {
      * proactively (the entry is dormant, and yields to a serving owner at the same version).
      */
     PrimaryEntry becomePrimary(SessionUpdate source, boolean serving) {
+        return becomePrimary(source, serving, false);
+    }
+
+    /** As above; {@code enter}: a request here uses the session from now on (counted). */
+    PrimaryEntry becomePrimary(SessionUpdate source, boolean serving, boolean enter) {
         String id = source.sessionId();
         SessionCopy copy = SessionCopy.of(source);
         copy.setVersion(source.toVersion() + 1);
         PrimaryEntry fresh = new PrimaryEntry(copy);
         fresh.dormant = !serving;
+        fresh.inFlight = enter ? 1 : 0;
         PrimaryEntry entry = node.primaries.putIfAbsent(id, fresh);
         if (entry != null) {
-            return entry; // a concurrent request on this node took it over first
+            if (enter) {
+                synchronized (entry) {
+                    entry.inFlight++; // a concurrent request on this node took it over first
+                }
+            }
+            return entry;
         }
         node.backups.remove(id);
         node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, copy.version(), node.self.name(), serving)));
@@ -145,7 +180,7 @@ final class TakeOver {
                 }
             }
         }
-        LOG.log(System.Logger.Level.DEBUG, "became primary of session " + id + " at version " + copy.version());
+        LOG.log(System.Logger.Level.DEBUG, () -> "became primary of session " + SessionIds.shortForm(id) + " at version " + copy.version());
         return fresh;
     }
 

@@ -44,7 +44,7 @@ class IncomingMessagesFuzzTest {
                 getClass().getClassLoader(), meters, SessionEvents.NONE);
              SessionReplicator b = SessionReplicator.start(configB, network.transport("b", "b"),
                      getClass().getClassLoader(), meters, SessionEvents.NONE)) {
-            IncomingMessages receiver = new IncomingMessages(stateOf(b), null);
+            IncomingMessages receiver = b.incoming();
             Member from = new Member("mallory", "elsewhere");
             Random random = new Random(Long.getLong("sessionrep.fuzz.seed", 7L));
             List<byte[]> seeds = seeds(a);

@@ -52,7 +52,7 @@ class OwnershipConflictTest {
                     public void invalidatedElsewhere(String sessionId) {
                     }
                 });
-        incoming = new IncomingMessages(stateOf(node), null);
+        incoming = node.incoming();
     }
 
     @AfterEach

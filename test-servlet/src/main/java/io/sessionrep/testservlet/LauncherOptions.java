@@ -120,6 +120,7 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                   --node-name=NAME           unique node name, also the session-id route suffix
                   --replication-mode=M       async | sync (default async)
                   --sync-timeout=D           e.g. 500ms (default 500ms)
+                  --ownership-timeout=D      e.g. 5s (default 5s): wait for a hand-over, then 503
                   --replication-trigger=T    on-request-end | on-attribute-modify | on-shutdown
                   --write-quota=N            backups per session, 0 = none (default 1)
                   --allow-colocation=B       true | false (default true)

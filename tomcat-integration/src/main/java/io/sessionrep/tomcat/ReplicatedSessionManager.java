@@ -1,7 +1,9 @@
 package io.sessionrep.tomcat;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.OwnershipTimeoutException;
 import io.sessionrep.core.RestoredSession;
+import io.sessionrep.core.SessionAccess;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
@@ -89,6 +91,7 @@ public class ReplicatedSessionManager extends ManagerBase {
     public void setNodeName(String v) { attributes.set("node-name", v); }
     public void setReplicationMode(String v) { attributes.set("replication-mode", v); }
     public void setSyncTimeout(String v) { attributes.set("sync-timeout", v); }
+    public void setOwnershipTimeout(String v) { attributes.set("ownership-timeout", v); }
     public void setReplicationTrigger(String v) { attributes.set("replication-trigger", v); }
     public void setWriteQuota(String v) { attributes.set("write-quota", v); }
     public void setAllowColocation(String v) { attributes.set("allow-colocation", v); }
@@ -335,33 +338,62 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     private Session takeOver(SessionReplicator engine, String clusterId, String localId) {
+        return takeOver(engine, clusterId, localId, false).session();
+    }
+
+    /** A session obtained for a request; {@code entered}: counted in the core (exit it when the request ends). */
+    private record Taken(Session session, boolean entered) {
+    }
+
+    /**
+     * Brings the session here from the cluster. Concurrent requests for one id share one acquisition: the
+     * first acquires it ({@code forRequest}: counted as entered), the others then enter it themselves.
+     */
+    private Taken takeOver(SessionReplicator engine, String clusterId, String localId, boolean forRequest) {
         CompletableFuture<Session> mine = new CompletableFuture<>();
         CompletableFuture<Session> running = takeOvers.putIfAbsent(clusterId, mine);
         if (running != null) {
-            return running.join(); // another request for the same session is taking it over: share its result
+            Session shared = joinShared(running); // another request for the same session is bringing it here
+            return new Taken(shared, false);
         }
         Session session = null;
+        boolean entered = false;
         try {
             session = sessions.get(localId);
             if (session == null) {
-                Optional<RestoredSession> restored = engine.takeOver(clusterId);
+                Optional<RestoredSession> restored = forRequest ? engine.acquire(clusterId) : engine.takeOver(clusterId);
                 if (restored.isPresent()) {
+                    entered = forRequest;
                     ReplicatedSession taken = (ReplicatedSession) createEmptySession();
                     taken.restore(restored.get(), localId);
                     session = taken;
                     if (log.isDebugEnabled()) {
-                        log.debug("Session " + clusterId + " taken over from the cluster as " + localId);
+                        log.debug("Session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + " brought here from the cluster");
                     }
                 }
             }
+        } catch (OwnershipTimeoutException e) {
+            mine.completeExceptionally(e);
+            throw e;
         } catch (RuntimeException e) {
             // as when a persistent store cannot load a session: the request goes on without it
-            log.warn("Could not take over session " + clusterId + " from the cluster", e);
+            log.warn("Could not take over session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + " from the cluster", e);
         } finally {
             mine.complete(session);
             takeOvers.remove(clusterId, mine);
         }
-        return session;
+        return new Taken(session, entered);
+    }
+
+    private static Session joinShared(CompletableFuture<Session> running) {
+        try {
+            return running.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof OwnershipTimeoutException timeout) {
+                throw timeout;
+            }
+            return null;
+        }
     }
 
     /** Also retires the old id on every node (the session replicates under the new one at request end). */
@@ -405,25 +437,63 @@ public class ReplicatedSessionManager extends ManagerBase {
     // ------------------------------------------------------------------ called by the valve
 
     /**
-     * Before the application runs: a request naming a session with another node's route (fail-over, or the
-     * balancer moved the user) takes it over now and gets a new session cookie with this node's route, as
-     * Tomcat's {@code JvmRouteBinderValve} does. A request with this node's route finds (or takes over) its
-     * session when the application asks for it.
+     * Before the application runs, for a request that names a session: makes this node the session's
+     * owner with its newest state. Held live and owned here: nothing to do (one map lookup). Owned by another
+     * live node: the live copy here (if any) is dropped and the session handed over before the application
+     * runs; a session whose owner died is taken over from its newest copy. A session id with another node's
+     * route gets a new cookie with this node's route, as Tomcat's {@code JvmRouteBinderValve} does.
+     *
+     * @return the cluster id of the session the request now uses (exit it when the request ends), or null
+     * @throws OwnershipTimeoutException when the owner did not hand it over within ownership-timeout
      */
-    void bindRequestedSession(Request request) {
+    String enterRequestedSession(Request request) {
         String requested = request.getRequestedSessionId();
         ReplicationConfig running = config;
-        if (requested == null || running == null
-                || requested.equals(SessionIds.withRoute(SessionIds.clusterId(requested), running.nodeName()))) {
-            return;
+        SessionReplicator engine = replicator;
+        if (requested == null || running == null || engine == null) {
+            return null;
         }
-        try {
-            Session session = findSession(requested);
-            if (session != null && !requested.equals(session.getIdInternal())) {
-                request.changeSessionId(session.getIdInternal());
+        String clusterId = SessionIds.clusterId(requested);
+        String localId = SessionIds.withRoute(clusterId, running.nodeName());
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Session live = sessions.get(localId);
+            boolean entered = false;
+            if (live != null) {
+                if (engine.enter(clusterId) == SessionAccess.OWNED) {
+                    entered = true;
+                } else {
+                    evict(clusterId, false); // another node owns it now: drop the stale copy, then acquire it
+                    live = null;
+                }
             }
-        } catch (IOException | RuntimeException e) {
-            log.warn("Could not take over session " + requested + "; the request continues without it", e);
+            if (live == null) {
+                Taken taken = takeOver(engine, clusterId, localId, true);
+                live = taken.session();
+                if (live == null) {
+                    return null; // no node knows the id: the request goes on without it
+                }
+                entered = taken.entered() || engine.enter(clusterId) == SessionAccess.OWNED;
+            }
+            if (entered) {
+                if (!requested.equals(live.getIdInternal())) {
+                    try {
+                        request.changeSessionId(live.getIdInternal());
+                    } catch (RuntimeException e) {
+                        log.warn("Could not rewrite the session cookie of " + request.getRequestURI(), e);
+                    }
+                }
+                return clusterId;
+            }
+        }
+        throw new OwnershipTimeoutException("session " + io.sessionrep.core.SessionIds.shortForm(clusterId)
+                + " kept moving away before the request could use it");
+    }
+
+    /** The request that entered {@code clusterId} is over (after its replication). */
+    void exitSession(String clusterId) {
+        SessionReplicator engine = replicator;
+        if (engine != null && clusterId != null) {
+            engine.exit(clusterId);
         }
     }
 

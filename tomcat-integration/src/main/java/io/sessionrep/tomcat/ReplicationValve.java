@@ -1,5 +1,6 @@
 package io.sessionrep.tomcat;
 
+import io.sessionrep.core.OwnershipTimeoutException;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletException;
@@ -18,7 +19,7 @@ import java.io.IOException;
  * for each {@code AsyncContext.dispatch()}, which this valve tells apart:
  * <ul>
  *   <li>Before the application (not for async dispatches): a session id with another node's route is taken
- *       over and the cookie rewritten ({@link ReplicatedSessionManager#bindRequestedSession}).</li>
+ *       over and the cookie rewritten ({@link ReplicatedSessionManager#enterRequestedSession}); when the session's owner does not hand it over within ownership-timeout, the request is answered 503 and the application does not run.</li>
  *   <li>After it: the session the request used is replicated, once. For a request that went async it is
  *       replicated when the async cycle completes ({@link AsyncListener#onComplete}), not after each
  *       dispatch.</li>
@@ -31,6 +32,7 @@ import java.io.IOException;
 final class ReplicationValve extends ValveBase {
     private static final Log log = LogFactory.getLog(ReplicationValve.class);
     private static final String ASYNC_NOTE = ReplicationValve.class.getName() + ".async";
+    private static final String ENTERED_NOTE = ReplicationValve.class.getName() + ".entered";
 
     private final ReplicatedSessionManager manager;
 
@@ -42,7 +44,19 @@ final class ReplicationValve extends ValveBase {
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
         if (!request.isAsyncDispatching()) {
-            manager.bindRequestedSession(request);
+            String entered;
+            try {
+                entered = manager.enterRequestedSession(request);
+            } catch (OwnershipTimeoutException e) {
+                // the session's owner did not hand it over in time: refuse, without running the application
+                response.setHeader("Retry-After", "1");
+                response.setHeader(OwnershipTimeoutException.HEADER, OwnershipTimeoutException.REASON);
+                response.sendError(OwnershipTimeoutException.STATUS);
+                return;
+            }
+            if (entered != null) {
+                request.setNote(ENTERED_NOTE, entered);
+            }
         }
         try {
             getNext().invoke(request, response);
@@ -69,6 +83,12 @@ final class ReplicationValve extends ValveBase {
         } catch (RuntimeException e) {
             // never fail a request because of its replication (the core already counts its own failures)
             log.warn("Replication of the session of " + request.getRequestURI() + " failed", e);
+        } finally {
+            Object entered = request.getNote(ENTERED_NOTE);
+            if (entered instanceof String clusterId) {
+                request.removeNote(ENTERED_NOTE);
+                manager.exitSession(clusterId); // after its replication: a waiting hand-over may go now
+            }
         }
     }
 

@@ -14,6 +14,7 @@ public enum ConfigOption {
     NODE_NAME("node-name"),
     REPLICATION_MODE("replication-mode"),
     SYNC_TIMEOUT("sync-timeout"),
+    OWNERSHIP_TIMEOUT("ownership-timeout"),
     REPLICATION_TRIGGER("replication-trigger"),
     WRITE_QUOTA("write-quota"),
     ALLOW_COLOCATION("allow-colocation"),

@@ -24,6 +24,7 @@ import static io.sessionrep.core.config.ConfigOption.REPLICATION_MODE;
 import static io.sessionrep.core.config.ConfigOption.REPLICATION_TRIGGER;
 import static io.sessionrep.core.config.ConfigOption.SERIALIZATION_ALLOWLIST;
 import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
+import static io.sessionrep.core.config.ConfigOption.OWNERSHIP_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.WRITE_QUOTA;
 import static io.sessionrep.core.config.OptionParsers.GIB;
 import static io.sessionrep.core.config.OptionParsers.KIB;
@@ -84,6 +85,7 @@ public final class ReplicationConfig {
     private final String nodeName;
     private final ReplicationMode replicationMode;
     private final Duration syncTimeout;
+    private final Duration ownershipTimeout;
     private final ReplicationTrigger replicationTrigger;
     private final int writeQuota;
     private final boolean allowColocation;
@@ -112,6 +114,7 @@ public final class ReplicationConfig {
         this.nodeName = b.nodeName;
         this.replicationMode = b.replicationMode;
         this.syncTimeout = b.syncTimeout;
+        this.ownershipTimeout = b.ownershipTimeout;
         this.replicationTrigger = b.replicationTrigger;
         this.writeQuota = b.writeQuota;
         this.allowColocation = b.allowColocation;
@@ -178,6 +181,14 @@ public final class ReplicationConfig {
      * (the miss is counted). Greater than 0 and at most 60s. Default {@code 500ms}.
      */
     public Duration syncTimeout() { return syncTimeout; }
+
+    /**
+     * {@code ownership-timeout}: how long a request for a session owned by another live node waits for that
+     * node to hand the session over (its running requests on the session finish first). When it passes,
+     * the request is refused with 503 and runs no application code. Greater than 0 and at most 60s.
+     * Default {@code 5s}.
+     */
+    public Duration ownershipTimeout() { return ownershipTimeout; }
 
     /**
      * {@code replication-trigger}: {@code on-request-end}, {@code on-attribute-modify} or {@code on-shutdown}.
@@ -340,6 +351,7 @@ public final class ReplicationConfig {
             case NODE_NAME -> nodeName;
             case REPLICATION_MODE -> replicationMode.optionValue();
             case SYNC_TIMEOUT -> formatDuration(syncTimeout);
+            case OWNERSHIP_TIMEOUT -> formatDuration(ownershipTimeout);
             case REPLICATION_TRIGGER -> replicationTrigger.optionValue();
             case WRITE_QUOTA -> String.valueOf(writeQuota);
             case ALLOW_COLOCATION -> String.valueOf(allowColocation);
@@ -409,6 +421,7 @@ public final class ReplicationConfig {
         private String nodeName = defaultNodeName(LocalHost.NAME, ThreadLocalRandom.current().nextInt());
         private ReplicationMode replicationMode = ReplicationMode.ASYNC;
         private Duration syncTimeout = Duration.ofMillis(500);
+        private Duration ownershipTimeout = Duration.ofSeconds(5);
         private ReplicationTrigger replicationTrigger = ReplicationTrigger.ON_REQUEST_END;
         private int writeQuota = 1;
         private boolean allowColocation = true;
@@ -457,6 +470,15 @@ public final class ReplicationConfig {
             }
             this.syncTimeout = v;
             return set(SYNC_TIMEOUT);
+        }
+
+        public Builder ownershipTimeout(Duration v) {
+            String expected = "a duration greater than 0 and at most 60s, such as 5s";
+            if (required(OWNERSHIP_TIMEOUT, v, expected).isNegative() || v.isZero() || v.compareTo(MAX_SYNC_TIMEOUT) > 0) {
+                throw notAllowed(OWNERSHIP_TIMEOUT, formatDuration(v), expected);
+            }
+            this.ownershipTimeout = v;
+            return set(OWNERSHIP_TIMEOUT);
         }
 
         public Builder replicationTrigger(ReplicationTrigger v) {
@@ -682,6 +704,7 @@ public final class ReplicationConfig {
                     case REPLICATION_MODE -> replicationMode(
                             OptionParsers.choice(option, v, ReplicationMode.values(), ReplicationMode::optionValue));
                     case SYNC_TIMEOUT -> syncTimeout(OptionParsers.duration(option, v));
+                    case OWNERSHIP_TIMEOUT -> ownershipTimeout(OptionParsers.duration(option, v));
                     case REPLICATION_TRIGGER -> replicationTrigger(OptionParsers.choice(option, v,
                             ReplicationTrigger.values(), ReplicationTrigger::optionValue));
                     case WRITE_QUOTA -> writeQuota(OptionParsers.integer(option, v, 0, MAX_WRITE_QUOTA));

@@ -106,15 +106,18 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
 
     /**
      * The session with this cluster id, accessed by the calling request (which must {@link #requestEnd} it):
-     * the live one, or the cluster's copy taken over (this node becomes its primary). Null when no node
-     * knows the id, it was invalidated, or it has expired (then it is invalidated everywhere now).
+     * the live one if this node owns it, else brought here from its owner (or, if its owner died, from the
+     * newest copy) before the request uses it. Null when no node knows the id, it was invalidated, or it
+     * has expired (then it is invalidated everywhere now).
+     *
+     * @throws io.sessionrep.core.OwnershipTimeoutException when its owner did not hand it over in time
      */
     ReplicatedHttpSession find(String clusterId) {
         long now = clock.millis();
-        ReplicatedHttpSession session = live.get(clusterId);
+        ReplicatedHttpSession session = enterLive(clusterId);
         if (session == null) {
             synchronized (takeOverLocks[Math.floorMod(clusterId.hashCode(), LOCK_STRIPES)]) {
-                session = live.get(clusterId);
+                session = enterLive(clusterId);
                 if (session == null) {
                     session = takeOver(clusterId, now);
                 }
@@ -126,14 +129,28 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         if (session.access(now)) {
             return session;
         }
+        replicator.exit(clusterId);
         if (session.startExpiry(now)) {
             expire(session);
         }
         return null;
     }
 
+    /** The live session if this node owns it (entered in the core); a stale live copy is dropped. */
+    private ReplicatedHttpSession enterLive(String clusterId) {
+        ReplicatedHttpSession session = live.get(clusterId);
+        if (session == null) {
+            return null;
+        }
+        if (replicator.enter(clusterId) == io.sessionrep.core.SessionAccess.OWNED) {
+            return session;
+        }
+        ownershipLost(clusterId); // another node owns it now: drop this copy, then acquire the newest
+        return null;
+    }
+
     private ReplicatedHttpSession takeOver(String clusterId, long now) {
-        Optional<RestoredSession> copy = replicator.takeOver(clusterId);
+        Optional<RestoredSession> copy = replicator.acquire(clusterId);
         if (copy.isEmpty()) {
             return null;
         }
@@ -142,12 +159,13 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
                 r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes());
         if (session.isExpiredAt(now)) {
             // its primary died before expiring it; nobody saw it here, so there are no listeners to tell
+            replicator.exit(clusterId);
             replicator.invalidate(clusterId);
             return null;
         }
         live.put(clusterId, session);
         session.activate();
-        LOG.log(System.Logger.Level.DEBUG, "took over session " + clusterId);
+        LOG.log(System.Logger.Level.DEBUG, () -> "session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + " brought here");
         return session;
     }
 
@@ -220,13 +238,15 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     /** The request that used {@code session} ended: replicate what it changed. Never throws. */
     void requestEnd(ReplicatedHttpSession session) {
         session.leave();
-        if (!session.isValid() || session.isDisowned()) {
-            return;
-        }
         try {
-            replicator.requestEnd(session, session.changes());
+            if (session.isValid() && !session.isDisowned()) {
+                replicator.requestEnd(session, session.changes());
+            }
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "replication of session " + session.getId() + " failed", e);
+            LOG.log(System.Logger.Level.WARNING, "replication of session "
+                    + io.sessionrep.core.SessionIds.shortForm(session.getId()) + " failed", e);
+        } finally {
+            replicator.exit(session.getId()); // after its replication: a waiting hand-over may go now
         }
     }
 

@@ -113,6 +113,16 @@ public class ReplicationFilter implements Filter {
         RequestScope scope = new RequestScope(request, response, sessions, cookieName);
         request.setAttribute(RequestScope.ATTRIBUTE, scope);
         try {
+            scope.resolveRequested(); // before the application: the session comes here with its newest state
+        } catch (io.sessionrep.core.OwnershipTimeoutException e) {
+            scope.end();
+            response.setHeader("Retry-After", "1");
+            response.setHeader(io.sessionrep.core.OwnershipTimeoutException.HEADER,
+                    io.sessionrep.core.OwnershipTimeoutException.REASON);
+            response.sendError(io.sessionrep.core.OwnershipTimeoutException.STATUS);
+            return;
+        }
+        try {
             chain.doFilter(new SessionRequest(request, scope), response);
         } finally {
             if (!scope.isAsync() && request.isAsyncStarted()) {

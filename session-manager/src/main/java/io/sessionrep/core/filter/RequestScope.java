@@ -89,7 +89,12 @@ final class RequestScope implements AsyncListener {
         return newId;
     }
 
-    private void resolveRequested() {
+    /**
+     * Finds the session the client names (its cookie), bringing it here from its owner if needed.
+     *
+     * @throws io.sessionrep.core.OwnershipTimeoutException when its owner did not hand it over in time
+     */
+    synchronized void resolveRequested() {
         if (requestedResolved) {
             return;
         }

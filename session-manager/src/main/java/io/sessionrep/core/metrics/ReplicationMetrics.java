@@ -67,6 +67,10 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String TAKEOVER_MISSES = "sessionrep.takeover.misses";
     public static final String TOUCHES_SENT = "sessionrep.replication.touches.sent";
     public static final String OWNERSHIP_CONFLICTS = "sessionrep.ownership.conflicts";
+    /** Sessions handed over between live nodes; tag direction=granted (given away) or acquired (taken in). */
+    public static final String HANDOVERS = "sessionrep.handovers";
+    /** Requests refused (503) because the session's owner did not hand it over within ownership-timeout. */
+    public static final String OWNERSHIP_TIMEOUTS = "sessionrep.ownership.timeouts";
     public static final String SESSIONS_BELOW_QUOTA = "sessionrep.sessions.below.quota";
     public static final String REBALANCED = "sessionrep.rebalance.copies";
     public static final String PROMOTIONS = "sessionrep.promotions";
@@ -104,6 +108,9 @@ public final class ReplicationMetrics implements AutoCloseable {
     public final Counter takeoverMisses;
     public final Counter touchesSent;
     public final Counter ownershipConflicts;
+    public final Counter handOversGranted;
+    public final Counter handOversAcquired;
+    public final Counter ownershipTimeouts;
     public final Counter rebalanced;
     public final Counter promotions;
     public final Counter mergeKept;
@@ -134,6 +141,9 @@ public final class ReplicationMetrics implements AutoCloseable {
         takeoverMisses = counter(TAKEOVER_MISSES);
         touchesSent = counter(TOUCHES_SENT);
         ownershipConflicts = counter(OWNERSHIP_CONFLICTS);
+        handOversGranted = counter(HANDOVERS, "direction", "granted");
+        handOversAcquired = counter(HANDOVERS, "direction", "acquired");
+        ownershipTimeouts = counter(OWNERSHIP_TIMEOUTS);
         rebalanced = counter(REBALANCED);
         promotions = counter(PROMOTIONS);
         mergeKept = counter(MERGE_RESOLVED, "outcome", "kept");

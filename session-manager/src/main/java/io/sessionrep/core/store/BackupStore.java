@@ -22,11 +22,28 @@ public final class BackupStore {
     public static final class Backup {
         public final SessionCopy copy;
         public volatile Member owner;
+        /** When this copy was last written or re-assigned to an owner (System.currentTimeMillis). */
+        public volatile long changedAt = System.currentTimeMillis();
 
         Backup(SessionCopy copy, Member owner) {
             this.copy = copy;
             this.owner = owner;
         }
+
+        /** {@code owner} owns the session from now on (an ownership announcement). */
+        public void follow(Member newOwner) {
+            owner = newOwner;
+            changedAt = System.currentTimeMillis();
+        }
+    }
+
+    /**
+     * Keeps {@code copy} as the backup of a session that {@code owner} now owns, replacing any held copy
+     * (the previous owner keeps its last state after a hand-over, in case the new owner dies at once).
+     */
+    public void hold(SessionCopy copy, Member owner) {
+        released.remove(copy.sessionId());
+        backups.put(copy.sessionId(), new Backup(copy, owner));
     }
 
     /**
@@ -74,6 +91,7 @@ public final class BackupStore {
             }
             existing.copy.apply(update);
             existing.owner = owner;
+            existing.changedAt = System.currentTimeMillis();
             return AckStatus.APPLIED;
         }
     }

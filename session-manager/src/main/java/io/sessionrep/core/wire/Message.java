@@ -20,9 +20,15 @@ public sealed interface Message {
     /**
      * {@code owner} is now the primary of the session, at {@code version}. {@code serving}: the owner took it
      * over for a request (false: it promoted a backup proactively after the primary left, and serves
-     * nothing yet). At equal versions a serving owner outranks a promoted one.
+     * nothing yet). At equal versions a serving owner outranks a promoted one. {@code handedOver}: the
+     * previous owner handed it over (alive): holders keep their copies for a while even when the new owner
+     * does not use them as backups, since its own backups may not hold the state yet.
      */
-    record Ownership(String sessionId, long version, String owner, boolean serving) implements Message {
+    record Ownership(String sessionId, long version, String owner, boolean serving, boolean handedOver)
+            implements Message {
+        public Ownership(String sessionId, long version, String owner, boolean serving) {
+            this(sessionId, version, owner, serving, false);
+        }
     }
 
     /** Request: send me your copy of the session (reply: {@link FetchReply}). */
@@ -79,6 +85,40 @@ public sealed interface Message {
         DORMANT_PRIMARY,
         /** Primary, held live by this node's container. */
         PRIMARY
+    }
+
+    /**
+     * Hand-over, requester to the member it believes owns the session (or to every member when it does not
+     * know): give me the session before my request runs. {@code requestId} correlates the answer;
+     * {@code heldVersion} is the version of the copy the requester already holds (-1: none).
+     * Answer: {@link AcquireReply}, one-way, possibly after the owner's running requests finished.
+     */
+    record Acquire(String sessionId, long requestId, long heldVersion) implements Message {
+    }
+
+    /**
+     * Answer to {@link Acquire}. {@code GRANTED}: {@code state} is the owner's newest state and the
+     * requester owns the session from now on; {@code holders} are the members that hold (or are being
+     * sent) that state as backups. Otherwise {@code state} is null and {@code ownerHint} names the member
+     * the replier believes owns the session (null: none known).
+     */
+    record AcquireReply(String sessionId, long requestId, AcquireOutcome outcome, SessionUpdate state,
+                        String ownerHint, java.util.List<String> holders) implements Message {
+    }
+
+    /** The requester gave up waiting (ownership-timeout): forget its pending {@link Acquire}. */
+    record AcquireCancel(String sessionId, long requestId) implements Message {
+    }
+
+    enum AcquireOutcome {
+        /** The session now belongs to the requester; the state travels with this answer. */
+        GRANTED,
+        /** The replier does not own the session; see the owner hint. */
+        NOT_OWNER,
+        /** The replier is itself acquiring the session right now: ask again shortly. */
+        BUSY,
+        /** The session was invalidated. */
+        INVALIDATED
     }
 
     enum AckStatus {

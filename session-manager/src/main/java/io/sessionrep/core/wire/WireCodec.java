@@ -46,6 +46,9 @@ public final class WireCodec {
     private static final byte RELEASE = 9;
     private static final byte RECONCILE = 10;
     private static final byte RECONCILE_REPLY = 11;
+    private static final byte ACQUIRE = 12;
+    private static final byte ACQUIRE_REPLY = 13;
+    private static final byte ACQUIRE_CANCEL = 14;
 
     private static final int FLAG_FULL = 1;
     private static final int FLAG_ACK = 2;
@@ -72,7 +75,7 @@ public final class WireCodec {
             w.string(m.sessionId());
             w.i64(m.version());
             w.string(m.owner());
-            w.u8((byte) (m.serving() ? 1 : 0));
+            w.u8((byte) ((m.serving() ? 1 : 0) | (m.handedOver() ? 2 : 0)));
         } else if (message instanceof Message.Fetch m) {
             w.u8(FETCH);
             w.string(m.sessionId());
@@ -110,6 +113,29 @@ public final class WireCodec {
                 w.u8((byte) c.kind().ordinal());
                 w.i64(c.version());
             }
+        } else if (message instanceof Message.Acquire m) {
+            w.u8(ACQUIRE);
+            w.string(m.sessionId());
+            w.i64(m.requestId());
+            w.i64(m.heldVersion());
+        } else if (message instanceof Message.AcquireReply m) {
+            w.u8(ACQUIRE_REPLY);
+            w.string(m.sessionId());
+            w.i64(m.requestId());
+            w.u8((byte) m.outcome().ordinal());
+            w.string(m.ownerHint() == null ? "" : m.ownerHint());
+            w.i32(m.holders().size());
+            for (String holder : m.holders()) {
+                w.string(holder);
+            }
+            w.u8((byte) (m.state() == null ? 0 : 1));
+            if (m.state() != null) {
+                writeUpdate(w, m.state(), false);
+            }
+        } else if (message instanceof Message.AcquireCancel m) {
+            w.u8(ACQUIRE_CANCEL);
+            w.string(m.sessionId());
+            w.i64(m.requestId());
         } else {
             throw new IllegalArgumentException("unknown message " + message);
         }
@@ -128,6 +154,9 @@ public final class WireCodec {
         }
         if (message instanceof Message.ReconcileReply m) {
             return 16 + 48 * m.claims().size();
+        }
+        if (message instanceof Message.AcquireReply m && m.state() != null) {
+            return 160 + (int) Math.min(Integer.MAX_VALUE - 1024, m.state().valueBytes()) + 32 * m.state().changed().size();
         }
         if (message instanceof Message.FetchReply m && m.copy() != null) {
             return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.copy().valueBytes()) + 32 * m.copy().changed().size();
@@ -181,11 +210,11 @@ public final class WireCodec {
                 String id = r.string();
                 long ownedAt = r.i64();
                 String owner = r.string();
-                int serving = r.u8();
-                if (serving > 1) {
-                    throw new MalformedMessageException("bad ownership flag " + serving);
+                int flags = r.u8();
+                if (flags > 3) {
+                    throw new MalformedMessageException("bad ownership flags " + flags);
                 }
-                yield new Message.Ownership(id, ownedAt, owner, serving == 1);
+                yield new Message.Ownership(id, ownedAt, owner, (flags & 1) != 0, (flags & 2) != 0);
             }
             case FETCH -> new Message.Fetch(r.string());
             case FETCH_REPLY -> {
@@ -229,6 +258,35 @@ public final class WireCodec {
                 }
                 yield new Message.ReconcileReply(claims);
             }
+            case ACQUIRE -> new Message.Acquire(r.string(), r.i64(), r.i64());
+            case ACQUIRE_REPLY -> {
+                String id = r.string();
+                long requestId = r.i64();
+                int outcome = r.u8();
+                if (outcome >= Message.AcquireOutcome.values().length) {
+                    throw new MalformedMessageException("unknown acquire outcome " + outcome);
+                }
+                String hint = r.string();
+                int holderCount = r.count(2);
+                java.util.List<String> holders = new java.util.ArrayList<>(holderCount);
+                for (int i = 0; i < holderCount; i++) {
+                    holders.add(r.string());
+                }
+                int hasState = r.u8();
+                if (hasState > 1) {
+                    throw new MalformedMessageException("bad acquire state flag " + hasState);
+                }
+                SessionUpdate state = hasState == 1 ? readUpdateAfterFlags(r, r.u8()) : null;
+                Message.AcquireOutcome kind = Message.AcquireOutcome.values()[outcome];
+                if ((kind == Message.AcquireOutcome.GRANTED) != (state != null)) {
+                    throw new MalformedMessageException("a grant carries the state, and only a grant does");
+                }
+                if (state != null && (!state.full() || !state.sessionId().equals(id))) {
+                    throw new MalformedMessageException("a grant carries a full copy of the session it names");
+                }
+                yield new Message.AcquireReply(id, requestId, kind, state, hint.isEmpty() ? null : hint, holders);
+            }
+            case ACQUIRE_CANCEL -> new Message.AcquireCancel(r.string(), r.i64());
             default -> throw new MalformedMessageException("unknown message type " + type);
         };
         if (r.remaining() != 0) {

@@ -1,0 +1,192 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.store.BackupStore;
+import io.sessionrep.core.store.SessionCopy;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.Message.AcquireOutcome;
+import io.sessionrep.core.wire.WireCodec;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Hand-over, the owner's side. Another live node got a request for a session this node owns and asks for
+ * it ({@link Message.Acquire}). The owner promises the session to the first asker and then:
+ * <ol>
+ *   <li>lets the requests running on the session here finish (they replicate as usual); requests that
+ *       arrive meanwhile are not let in ({@link #enter} answers {@link SessionAccess#MOVED}): they will
+ *       acquire the session back after the asker's request;</li>
+ *   <li>sends its newest state, a full copy, with the names of the members that hold it as backups;</li>
+ *   <li>drops its live copy (the container is told: {@link SessionEvents#ownershipLost}) and keeps the
+ *       state as a backup held for the new owner, in case the new owner dies before its backups hold it.</li>
+ * </ol>
+ * Nothing here blocks a transport thread: a promise made while requests run is carried out by the last of
+ * them to {@link #exit}. Other askers meanwhile are told who the session is promised to.
+ */
+final class HandOver {
+    private static final System.Logger LOG = System.getLogger(HandOver.class.getName());
+
+    /** A promise: the session goes to {@code requester} once no request here uses it. */
+    record Pending(Member requester, long requestId) {
+    }
+
+    private final NodeState node;
+
+    HandOver(NodeState node) {
+        this.node = node;
+    }
+
+    // ------------------------------------------------------------------ request threads
+
+    /** A request here wants to use the session that the container holds live. Never blocks. */
+    SessionAccess enter(String id) {
+        PrimaryEntry entry = node.primary(id);
+        if (entry == null) {
+            // not replicated yet (a new session, or replication off), unless it was handed away from here
+            return node.lostOwnership.contains(id) || node.backups.get(id) != null ? SessionAccess.MOVED : SessionAccess.OWNED;
+        }
+        synchronized (entry) {
+            if (entry.removed) {
+                return SessionAccess.MOVED;
+            }
+            if (entry.handOver != null && !node.isMember(entry.handOver.requester().name())) {
+                entry.handOver = null; // the node it was promised to has left
+            }
+            if (entry.handOver != null) {
+                return SessionAccess.MOVED; // promised away: wait for it to come back, behind the asker
+            }
+            entry.inFlight++;
+            entry.dormant = false;
+            return SessionAccess.OWNED;
+        }
+    }
+
+    /** A request that entered (or acquired) the session is over; carries out a pending hand-over. */
+    void exit(String id) {
+        PrimaryEntry entry = node.primary(id);
+        if (entry == null) {
+            return;
+        }
+        boolean granted;
+        synchronized (entry) {
+            if (entry.inFlight > 0) {
+                entry.inFlight--;
+            }
+            granted = entry.inFlight == 0 && entry.handOver != null && grant(entry);
+        }
+        if (granted) {
+            node.events.ownershipLost(id);
+        }
+    }
+
+    // ------------------------------------------------------------------ transport threads
+
+    void onAcquire(Member sender, Message.Acquire m) {
+        String id = m.sessionId();
+        if (node.tombstones.contains(id)) {
+            reply(sender, m, AcquireOutcome.INVALIDATED, null);
+            return;
+        }
+        PrimaryEntry entry = node.primary(id);
+        if (entry == null) {
+            reply(sender, m, node.acquiring(id) ? AcquireOutcome.BUSY : AcquireOutcome.NOT_OWNER, ownerHint(id));
+            return;
+        }
+        boolean granted = false;
+        synchronized (entry) {
+            if (entry.removed) {
+                reply(sender, m, AcquireOutcome.NOT_OWNER, ownerHint(id));
+                return;
+            }
+            Pending promised = entry.handOver;
+            if (promised != null && !promised.requester().name().equals(sender.name())
+                    && node.isMember(promised.requester().name())) {
+                // promised to another node first: that one serves next, then hands it on
+                reply(sender, m, AcquireOutcome.NOT_OWNER, promised.requester().name());
+                return;
+            }
+            entry.handOver = new Pending(sender, m.requestId());
+            if (entry.inFlight == 0) {
+                granted = grant(entry);
+            } else {
+                LOG.log(System.Logger.Level.DEBUG, () -> "session " + SessionIds.shortForm(id) + " promised to "
+                        + sender.name() + " once " + entry.inFlight + " running request(s) here finish");
+            }
+        }
+        if (granted) {
+            node.events.ownershipLost(id);
+        }
+    }
+
+    void onCancel(Member sender, Message.AcquireCancel m) {
+        PrimaryEntry entry = node.primary(m.sessionId());
+        if (entry == null) {
+            return;
+        }
+        synchronized (entry) {
+            Pending promised = entry.handOver;
+            if (promised != null && promised.requestId() == m.requestId()
+                    && promised.requester().name().equals(sender.name())) {
+                entry.handOver = null;
+            }
+        }
+    }
+
+    /** Forgets promises made to members that left. */
+    void viewChanged() {
+        for (PrimaryEntry entry : node.primaries.values()) {
+            synchronized (entry) {
+                if (entry.handOver != null && !node.isMember(entry.handOver.requester().name())) {
+                    entry.handOver = null;
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the grant
+
+    /**
+     * Gives the session to the node it is promised to. Caller holds the entry's monitor, no request here
+     * uses the session. True when granted (the caller then tells the container, outside the monitor).
+     */
+    private boolean grant(PrimaryEntry entry) {
+        Pending promised = entry.handOver;
+        entry.handOver = null;
+        if (!node.isMember(promised.requester().name())) {
+            return false; // it left: keep the session
+        }
+        String id = entry.copy.sessionId();
+        SessionUpdate state = entry.copy.toFullUpdate();
+        List<String> holders = new ArrayList<>(entry.syncedBackups);
+        holders.remove(promised.requester().name());
+        holders.add(node.self.name());
+        entry.removed = true;
+        node.primaries.remove(id, entry);
+        node.lostOwnership.add(id);
+        // Our last state stays here as a backup for the new owner: if it dies before its backups hold the
+        // state, this copy is promoted. Queued async updates to our backups still go out (not discarded).
+        node.backups.hold(SessionCopy.of(state), promised.requester());
+        node.transport.send(promised.requester(), WireCodec.encode(new Message.AcquireReply(id,
+                promised.requestId(), AcquireOutcome.GRANTED, state, null, holders)));
+        node.metrics.handOversGranted.increment();
+        LOG.log(System.Logger.Level.DEBUG, () -> "handed session " + SessionIds.shortForm(id) + " over to "
+                + promised.requester().name() + " at version " + state.toVersion() + "; holders " + holders);
+        return true;
+    }
+
+    private void reply(Member to, Message.Acquire m, AcquireOutcome outcome, String hint) {
+        node.transport.send(to, WireCodec.encode(new Message.AcquireReply(m.sessionId(), m.requestId(), outcome,
+                null, hint, List.of())));
+    }
+
+    /** Who this node believes owns the session: the owner of the copy it holds, if that is a member. */
+    private String ownerHint(String id) {
+        BackupStore.Backup backup = node.backups.get(id);
+        if (backup != null && node.isMember(backup.owner.name()) && !backup.owner.name().equals(node.self.name())) {
+            return backup.owner.name();
+        }
+        return null;
+    }
+}
