@@ -32,6 +32,10 @@ final class HandOver {
     record Pending(Member requester, long requestId) {
     }
 
+    /** A grant decided under the entry's monitor, completed outside it: container told first, then sent. */
+    private record Grant(String sessionId, Member to, byte[] reply) {
+    }
+
     private final NodeState node;
 
     HandOver(NodeState node) {
@@ -69,16 +73,16 @@ final class HandOver {
         if (entry == null) {
             return;
         }
-        boolean granted;
+        Grant granted = null;
         synchronized (entry) {
             if (entry.inFlight > 0) {
                 entry.inFlight--;
             }
-            granted = entry.inFlight == 0 && entry.handOver != null && grant(entry);
+            if (entry.inFlight == 0 && entry.handOver != null) {
+                granted = grant(entry);
+            }
         }
-        if (granted) {
-            node.events.ownershipLost(id);
-        }
+        complete(granted);
     }
 
     // ------------------------------------------------------------------ transport threads
@@ -94,7 +98,7 @@ final class HandOver {
             reply(sender, m, node.acquiring(id) ? AcquireOutcome.BUSY : AcquireOutcome.NOT_OWNER, ownerHint(id));
             return;
         }
-        boolean granted = false;
+        Grant granted = null;
         synchronized (entry) {
             if (entry.removed) {
                 reply(sender, m, AcquireOutcome.NOT_OWNER, ownerHint(id));
@@ -115,9 +119,7 @@ final class HandOver {
                         + sender.name() + " once " + entry.inFlight + " running request(s) here finish");
             }
         }
-        if (granted) {
-            node.events.ownershipLost(id);
-        }
+        complete(granted);
     }
 
     void onCancel(Member sender, Message.AcquireCancel m) {
@@ -149,13 +151,13 @@ final class HandOver {
 
     /**
      * Gives the session to the node it is promised to. Caller holds the entry's monitor, no request here
-     * uses the session. True when granted (the caller then tells the container, outside the monitor).
+     * uses the session. Returns what {@link #complete} must do outside the monitor (null: not granted).
      */
-    private boolean grant(PrimaryEntry entry) {
+    private Grant grant(PrimaryEntry entry) {
         Pending promised = entry.handOver;
         entry.handOver = null;
         if (!node.isMember(promised.requester().name())) {
-            return false; // it left: keep the session
+            return null; // it left: keep the session
         }
         String id = entry.copy.sessionId();
         SessionUpdate state = entry.copy.toFullUpdate();
@@ -168,12 +170,23 @@ final class HandOver {
         // Our last state stays here as a backup for the new owner: if it dies before its backups hold the
         // state, this copy is promoted. Queued async updates to our backups still go out (not discarded).
         node.backups.hold(SessionCopy.of(state), promised.requester());
-        node.transport.send(promised.requester(), WireCodec.encode(new Message.AcquireReply(id,
-                promised.requestId(), AcquireOutcome.GRANTED, state, null, holders)));
         node.metrics.handOversGranted.increment();
-        LOG.log(System.Logger.Level.DEBUG, () -> "handed session " + SessionIds.shortForm(id) + " over to "
+        LOG.log(System.Logger.Level.DEBUG, () -> "handing session " + SessionIds.shortForm(id) + " over to "
                 + promised.requester().name() + " at version " + state.toVersion() + "; holders " + holders);
-        return true;
+        return new Grant(id, promised.requester(), WireCodec.encode(new Message.AcquireReply(id,
+                promised.requestId(), AcquireOutcome.GRANTED, state, null, holders)));
+    }
+
+    /** The container drops its live copy first, then the state goes to the new owner. */
+    private void complete(Grant grant) {
+        if (grant == null) {
+            return;
+        }
+        try {
+            node.events.ownershipLost(grant.sessionId());
+        } finally {
+            node.transport.send(grant.to(), grant.reply());
+        }
     }
 
     private void reply(Member to, Message.Acquire m, AcquireOutcome outcome, String hint) {
