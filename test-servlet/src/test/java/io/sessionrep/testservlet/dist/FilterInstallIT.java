@@ -1,5 +1,6 @@
 package io.sessionrep.testservlet.dist;
 
+import io.sessionrep.testservlet.NonStickyLoad;
 import io.sessionrep.testservlet.SessionClient;
 import io.sessionrep.testservlet.SessionReply;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,6 +70,49 @@ class FilterInstallIT {
             assertFalse(Files.exists(baseA.resolve("lib/sessionrep")), "nothing in the container's class path");
             noFixation(b);
             Scenarios.replicateInvalidateFailOver(a, b, COOKIE);
+        }
+    }
+
+    /**
+     * Issue #10 with the filter in three Jetty distribution nodes: 5 clients without session affinity for
+     * 20 s, then one session shared by one client per node. Every verify shows exactly the process requests
+     * answered 200.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"async", "sync"})
+    void filterWithoutSessionAffinityLosesNoUpdate(String mode) throws Exception {
+        int[] ports = Distribution.freePorts(6);
+        String cluster = "filter-rr-" + mode + "-" + ProcessHandle.current().pid();
+        String[] names = {"node-a", "node-b", "node-c"};
+        List<DistNode> nodes = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Path base = filterBase("filter-rr-" + mode + "-" + i, ports[i]);
+                List<String> jvm = new ArrayList<>(jvm(names[i], cluster, ports[3 + i], ports[3 + (i + 2) % 3]));
+                jvm.add("-Dsessionrep.replication-mode=" + mode);
+                nodes.add(DistNode.jetty(names[i], base, ports[i], jvm, List.of()));
+            }
+            for (DistNode n : nodes) {
+                n.awaitJettyStarted(START);
+            }
+            for (DistNode n : nodes) {
+                n.awaitView(START, names);
+            }
+            List<java.net.URI> uris = nodes.stream().map(DistNode::sessionUri).toList();
+            NonStickyLoad.Result roundRobin = NonStickyLoad.roundRobin(uris, COOKIE, 5,
+                    java.time.Duration.ofSeconds(Long.getLong("sessionrep.nonsticky.seconds", 20)), 4);
+            System.out.println("filter in Jetty distributions, round robin, " + mode + ": " + roundRobin);
+            assertTrue(roundRobin.sessions() >= 20, roundRobin.toString());
+            assertEquals(0, roundRobin.lost(), roundRobin.toString());
+            assertEquals(0, roundRobin.errors(), roundRobin.toString());
+            NonStickyLoad.Result shared = NonStickyLoad.sharedSession(uris, COOKIE, 10);
+            System.out.println("filter in Jetty distributions, shared session, " + mode + ": " + shared);
+            assertEquals(0, shared.lost(), shared.toString());
+            assertEquals(0, shared.errors(), shared.toString());
+        } finally {
+            for (DistNode n : nodes) {
+                n.close();
+            }
         }
     }
 

@@ -120,6 +120,48 @@ class TomcatDistributionIT {
         }
     }
 
+    /**
+     * Issue #10 with the distribution, installed as the guide says: three Tomcat processes, 5 clients
+     * without session affinity (every request of a session on the next node) for 20 s, and one session
+     * shared by one client per node. Every verify shows exactly the process requests answered 200.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"async", "sync"})
+    void threeTomcatsWithoutSessionAffinityLoseNoUpdate(String mode) throws Exception {
+        int[] ports = FreePorts.onLoopback(6);
+        List<Node> three = new ArrayList<>();
+        String[] names = {"node-a", "node-b", "node-c"};
+        for (int i = 0; i < 3; i++) {
+            // node-a and node-b as documented; node-c like node-b, on its own port, listing node-a
+            String context = i < 2 ? documentedContext(names[i], ports[3], ports[4])
+                    : documentedContext("node-b", ports[3], ports[5]); // node-b's block: binds ports[5], lists node-a
+            three.add(start(prepare(names[i], ports[i], context.replace("replicationMode=\"sync\"",
+                    "replicationMode=\"" + mode + "\""))));
+        }
+        for (Node node : three) {
+            node.awaitServing();
+        }
+        three.get(0).awaitLog("a view of three", line -> line.contains("cluster view of node-a: [")
+                && line.contains("node-b@") && line.contains("node-c@"));
+        List<java.net.URI> uris = three.stream()
+                .map(n -> java.net.URI.create("http://127.0.0.1:" + n.httpPort + "/session-test/session")).toList();
+        io.sessionrep.testservlet.NonStickyLoad.Result roundRobin = io.sessionrep.testservlet.NonStickyLoad.roundRobin(
+                uris, "JSESSIONID", 5, Duration.ofSeconds(Long.getLong("sessionrep.nonsticky.seconds", 20)), 4);
+        System.out.println("Tomcat distribution, round robin, " + mode + ": " + roundRobin);
+        assertTrue(roundRobin.sessions() >= 20, roundRobin.toString());
+        assertEquals(0, roundRobin.lost(), roundRobin.toString());
+        assertEquals(0, roundRobin.errors(), roundRobin.toString());
+        io.sessionrep.testservlet.NonStickyLoad.Result shared =
+                io.sessionrep.testservlet.NonStickyLoad.sharedSession(uris, "JSESSIONID", 10);
+        System.out.println("Tomcat distribution, shared session, " + mode + ": " + shared);
+        assertEquals(0, shared.lost(), shared.toString());
+        assertEquals(0, shared.errors(), shared.toString());
+        for (Node node : three) {
+            List<String> severe = node.logLines(line -> line.contains("SEVERE"));
+            assertTrue(severe.isEmpty(), node.name + " logged SEVERE lines: " + severe);
+        }
+    }
+
     @Test
     void contextWithABadAttributeFailsToStartWithALogLineNamingIt() throws Exception {
         int[] ports = FreePorts.onLoopback(3);
