@@ -305,8 +305,12 @@ final class Acquisition {
      * every member, and sent in full to chosen backups that do not hold it yet.
      */
     private RestoredSession becomeOwner(Message.AcquireReply grant, Member from, boolean forRequest) {
-        SessionUpdate state = grant.state();
-        String id = state.sessionId();
+        SessionUpdate granted = grant.state();
+        String id = granted.sessionId();
+        // A live owner's state is never older than a backup's. One promoted from an old copy (after a crash,
+        // before the newer holders corrected it) can be: never trade a newer copy held here for an older one.
+        SessionUpdate held = node.backups.fullCopy(id);
+        SessionUpdate state = held != null && held.toVersion() > granted.toVersion() ? held : granted;
         SessionCopy copy = SessionCopy.of(state);
         copy.setVersion(state.toVersion() + 1);
         PrimaryEntry entry = new PrimaryEntry(copy);

@@ -46,9 +46,7 @@ final class NodeState {
     final Tombstones lostOwnership;
     /** Sessions a request here is acquiring from another node right now (answered BUSY to other askers). */
     final java.util.Set<String> acquiring = ConcurrentHashMap.newKeySet();
-    AsyncSender sender;
-    /** Asks the rebalancer for a pass soon (set once the rebalancer exists). */
-    Runnable rebalanceSoon = () -> { };
+    final AsyncSender sender;
     private volatile List<Member> members;
     private volatile boolean closed;
 
@@ -65,7 +63,20 @@ final class NodeState {
         this.tombstones = new Tombstones(clock, TOMBSTONE_TTL);
         this.lostOwnership = new Tombstones(clock, LOST_OWNERSHIP_TTL);
         this.members = List.of(self);
+        this.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
+                config.nodeName(), this::backupOutOfDate);
     }
+
+    /** A queued update to {@code backup} was dropped or failed: send it a full copy next time. */
+    void backupOutOfDate(String sessionId, String backup) {
+        PrimaryEntry entry = primaries.get(sessionId);
+        if (entry != null) {
+            synchronized (entry) {
+                entry.syncedBackups.remove(backup);
+            }
+        }
+    }
+
 
     List<Member> members() {
         return members;
@@ -145,14 +156,10 @@ final class NodeState {
 
     /**
      * The chosen backups of {@code entry} become {@code targets}; the others become former backups, kept
-     * until every chosen backup has acknowledged a copy. Caller holds the entry's monitor.
+     * until every chosen backup has acknowledged a copy. Caller holds the entry's monitor. True when former
+     * backups now wait to be released (the rebalancer confirms the new ones and releases them).
      */
-    void retarget(PrimaryEntry entry, java.util.Collection<Member> targets) {
-        retarget(entry, targets, true);
-    }
-
-    /** As above; {@code scheduleRelease}: ask the rebalancer to confirm and release (false from the rebalancer). */
-    void retarget(PrimaryEntry entry, java.util.Collection<Member> targets, boolean scheduleRelease) {
+    boolean retarget(PrimaryEntry entry, java.util.Collection<Member> targets) {
         java.util.Set<String> chosen = new java.util.HashSet<>();
         for (Member t : targets) {
             chosen.add(t.name());
@@ -166,9 +173,7 @@ final class NodeState {
         entry.syncedBackups.clear();
         entry.syncedBackups.addAll(chosen);
         entry.confirmedBackups.retainAll(chosen);
-        if (scheduleRelease && !entry.formerBackups.isEmpty()) {
-            rebalanceSoon.run();
-        }
+        return !entry.formerBackups.isEmpty();
     }
 
     /**

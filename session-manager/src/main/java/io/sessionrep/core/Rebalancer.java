@@ -31,7 +31,7 @@ final class Rebalancer implements AutoCloseable {
 
     private final NodeState node;
     private final TakeOver takeOver;
-    private final RequestEndReplication replication;
+    private final AcknowledgedSend acknowledged;
     private final MergeReconciler reconciler;
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
     private final AtomicBoolean viewChangedSincePass = new AtomicBoolean();
@@ -41,10 +41,10 @@ final class Rebalancer implements AutoCloseable {
     private volatile long lastPassMillis = -1;
     private volatile int lastPassCopies;
 
-    Rebalancer(NodeState node, TakeOver takeOver, RequestEndReplication replication) {
+    Rebalancer(NodeState node, TakeOver takeOver, AcknowledgedSend acknowledged) {
         this.node = node;
         this.takeOver = takeOver;
-        this.replication = replication;
+        this.acknowledged = acknowledged;
         this.reconciler = new MergeReconciler(node, takeOver::forgetMisses);
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-rebalance-" + node.self.name());
@@ -169,7 +169,7 @@ final class Rebalancer implements AutoCloseable {
             }
             List<Member> targets = node.backupsOf(id);
             Set<String> before = new HashSet<>(entry.syncedBackups);
-            node.retarget(entry, targets, false);
+            node.retarget(entry, targets);
             for (Member t : targets) {
                 boolean isNew = !before.contains(t.name());
                 boolean mustConfirm = !entry.formerBackups.isEmpty() && !entry.confirmedBackups.contains(t.name());
@@ -197,7 +197,7 @@ final class Rebalancer implements AutoCloseable {
         for (Member target : needCopy) {
             acquireInFlight();
             node.metrics.rebalanced.increment();
-            replication.sendForAck(target, full).whenComplete((status, error) -> {
+            acknowledged.send(target, full).whenComplete((status, error) -> {
                 inFlight.release();
                 synchronized (entry) {
                     entry.confirming.remove(target.name()); // answered or failed: a later pass may send again

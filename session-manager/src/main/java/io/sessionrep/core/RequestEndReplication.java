@@ -32,11 +32,16 @@ final class RequestEndReplication {
 
     private final NodeState node;
     private final Touches touches;
+    private final AcknowledgedSend acknowledged;
+    /** Asks the rebalancer for a pass (former backups wait to be released). */
+    private final Runnable rebalanceSoon;
     private final Set<String> syncMissReported = ConcurrentHashMap.newKeySet();
 
-    RequestEndReplication(NodeState node, Touches touches) {
+    RequestEndReplication(NodeState node, Touches touches, AcknowledgedSend acknowledged, Runnable rebalanceSoon) {
         this.node = node;
         this.touches = touches;
+        this.acknowledged = acknowledged;
+        this.rebalanceSoon = rebalanceSoon;
     }
 
     /** Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. */
@@ -104,13 +109,15 @@ final class RequestEndReplication {
                     update = full != null ? full : (full = entry.copy.toFullUpdate());
                 }
                 if (node.config.replicationMode() == ReplicationMode.SYNC) {
-                    acks.add(confirmOnAck(entry, target, sendForAck(target, update)));
+                    acks.add(confirmOnAck(entry, target, acknowledged.send(target, update)));
                 } else {
                     node.sender.enqueue(target, update);
                 }
             }
             if (newBackup || entry.syncedBackups.size() != targets.size()) {
-                node.retarget(entry, targets); // the placement of this session changed (rare): not per request
+                if (node.retarget(entry, targets)) { // the placement of this session changed (rare): not per request
+                    rebalanceSoon.run(); // former backups are released once the new ones confirmed
+                }
             }
             return acks;
         }
@@ -178,41 +185,6 @@ final class RequestEndReplication {
         });
     }
 
-    /** Sends an update that the backup acknowledges; a backup that needs a full copy gets one. */
-    CompletableFuture<Message.AckStatus> sendForAck(Member target, SessionUpdate update) {
-        return request(target, update).thenCompose(status -> {
-            if (status != Message.AckStatus.NEED_FULL) {
-                return CompletableFuture.completedFuture(status);
-            }
-            PrimaryEntry entry = node.primaries.get(update.sessionId());
-            if (entry == null) {
-                return CompletableFuture.completedFuture(Message.AckStatus.INVALIDATED);
-            }
-            SessionUpdate full;
-            synchronized (entry) {
-                full = entry.copy.toFullUpdate();
-            }
-            return request(target, full);
-        });
-    }
-
-    private CompletableFuture<Message.AckStatus> request(Member target, SessionUpdate update) {
-        byte[] bytes = WireCodec.encode(new Message.Update(update, true));
-        (update.full() ? node.metrics.fullSent : node.metrics.deltaSent).increment();
-        node.metrics.bytesSent.increment(bytes.length);
-        node.metrics.valueBytesSent.increment(update.valueBytes());
-        return node.transport.request(target, bytes, node.config.syncTimeout()).thenApply(reply -> {
-            try {
-                if (WireCodec.decode(reply) instanceof Message.Ack ack) {
-                    return ack.status();
-                }
-            } catch (MalformedMessageException e) {
-                node.metrics.rejectedMalformed.increment();
-            }
-            throw new IllegalStateException("unexpected reply from " + target.name());
-        });
-    }
-
     /** Sync mode: waits until one backup stored the update, at most sync-timeout. */
     private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, String sessionId) {
         long started = System.nanoTime();
@@ -246,16 +218,6 @@ final class RequestEndReplication {
             LOG.log(System.Logger.Level.WARNING, "sync replication to " + peers + " not acknowledged: " + why
                     + "; the request proceeded (logged once per backup set, counted in "
                     + ReplicationMetrics.SYNC_TIMEOUTS + ")");
-        }
-    }
-
-    /** A queued update to {@code backup} was dropped or failed: send it a full copy next time. */
-    void backupOutOfDate(String sessionId, String backup) {
-        PrimaryEntry entry = node.primaries.get(sessionId);
-        if (entry != null) {
-            synchronized (entry) {
-                entry.syncedBackups.remove(backup);
-            }
         }
     }
 }

@@ -60,14 +60,12 @@ public final class SessionReplicator implements AutoCloseable {
                 new KryoSessionSerializer(ClassAllowlist.of(config.serializationAllowlist()), appClassLoader), metrics);
         this.node = new NodeState(config, transport, clock, metrics, attributes, events);
         this.touches = new Touches(node);
-        this.replication = new RequestEndReplication(node, touches);
-        this.node.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
-                config.nodeName(), replication::backupOutOfDate);
+        AcknowledgedSend acknowledged = new AcknowledgedSend(node);
         this.takeOver = new TakeOver(node);
         this.handOver = new HandOver(node);
         this.acquisition = new Acquisition(node, takeOver);
-        this.rebalancer = new Rebalancer(node, takeOver, replication);
-        this.node.rebalanceSoon = rebalancer::requestPass;
+        this.rebalancer = new Rebalancer(node, takeOver, acknowledged);
+        this.replication = new RequestEndReplication(node, touches, acknowledged, rebalancer::requestPass);
         this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());

@@ -1,0 +1,57 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.wire.MalformedMessageException;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Sends one update to one backup and waits for its acknowledgement (sync-mode request ends, and the
+ * rebalancer's confirmed copies). A backup that answers it needs a full copy gets one.
+ */
+final class AcknowledgedSend {
+    private final NodeState node;
+
+    AcknowledgedSend(NodeState node) {
+        this.node = node;
+    }
+
+    /** Sends an update that the backup acknowledges; a backup that needs a full copy gets one. */
+    CompletableFuture<Message.AckStatus> send(Member target, SessionUpdate update) {
+        return request(target, update).thenCompose(status -> {
+            if (status != Message.AckStatus.NEED_FULL) {
+                return CompletableFuture.completedFuture(status);
+            }
+            PrimaryEntry entry = node.primaries.get(update.sessionId());
+            if (entry == null) {
+                return CompletableFuture.completedFuture(Message.AckStatus.INVALIDATED);
+            }
+            SessionUpdate full;
+            synchronized (entry) {
+                full = entry.copy.toFullUpdate();
+            }
+            return request(target, full);
+        });
+    }
+
+    private CompletableFuture<Message.AckStatus> request(Member target, SessionUpdate update) {
+        byte[] bytes = WireCodec.encode(new Message.Update(update, true));
+        (update.full() ? node.metrics.fullSent : node.metrics.deltaSent).increment();
+        node.metrics.bytesSent.increment(bytes.length);
+        node.metrics.valueBytesSent.increment(update.valueBytes());
+        return node.transport.request(target, bytes, node.config.syncTimeout()).thenApply(reply -> {
+            try {
+                if (WireCodec.decode(reply) instanceof Message.Ack ack) {
+                    return ack.status();
+                }
+            } catch (MalformedMessageException e) {
+                node.metrics.rejectedMalformed.increment();
+            }
+            throw new IllegalStateException("unexpected reply from " + target.name());
+        });
+    }
+
+}
