@@ -31,7 +31,7 @@ final class AcknowledgedSend {
             }
             SessionUpdate full;
             synchronized (entry) {
-                full = entry.copy.toFullUpdate();
+                full = entry.fullCopyForBackup();
             }
             return request(target, full);
         });

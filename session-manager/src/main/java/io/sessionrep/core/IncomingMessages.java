@@ -24,6 +24,8 @@ final class IncomingMessages implements MessageReceiver {
     private final Rebalancer rebalancer;
     private final HandOver handOver;
     private final Acquisition acquisition;
+    private static final int MAX_REPORTED = 1000;
+    private final java.util.Set<String> refusedSenders = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition) {
         this.node = node;
@@ -43,6 +45,15 @@ final class IncomingMessages implements MessageReceiver {
             LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage());
             return null;
         }
+        if (!node.inTransportView(sender.name())) {
+            // only members of the current view replicate, fetch, invalidate or announce ownership here
+            node.metrics.rejectedNotMember.increment();
+            if (refusedSenders.size() < MAX_REPORTED && refusedSenders.add(sender.name())) {
+                LOG.log(System.Logger.Level.WARNING, "rejected a message from " + sender.name() + ", which is not a"
+                        + " member of the current view (logged once per sender, counted)");
+            }
+            return null;
+        }
         try {
             if (message instanceof Message.Update m) {
                 return onUpdate(sender, m);
@@ -57,6 +68,10 @@ final class IncomingMessages implements MessageReceiver {
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
             } else if (message instanceof Message.Ownership m) {
+                if (!m.owner().equals(sender.name())) {
+                    node.metrics.rejectedNotOwner.increment(); // a node announces only its own ownership
+                    return null;
+                }
                 onOwnership(m);
             } else if (message instanceof Message.Fetch m) {
                 PrimaryEntry owned = node.primary(m.sessionId());
@@ -105,6 +120,18 @@ final class IncomingMessages implements MessageReceiver {
                     // this node owns a copy at least as new: nothing to hold as a backup
                     return m.ackRequested() ? WireCodec.encode(new Message.Ack(Message.AckStatus.APPLIED, version)) : null;
                 }
+            }
+            BackupStore.Backup held = node.backups.get(id);
+            if (held != null && !update.full() && !held.owner.name().equals(sender.name())
+                    && node.isMember(held.owner.name())) {
+                // a delta from a node that does not own this copy: refused; a full copy from the real owner
+                // (which it then asks for) replaces it
+                node.metrics.rejectedNotOwner.increment();
+                status = Message.AckStatus.NEED_FULL;
+                if (!m.ackRequested()) {
+                    node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
+                }
+                return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
             }
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
             if (status != Message.AckStatus.APPLIED) {

@@ -116,6 +116,22 @@ final class NodeState {
         return member(name) != null;
     }
 
+    /**
+     * Whether {@code name} is in the transport's current view. Messages arrive from a member that just
+     * joined before this node's own view (which follows the transport's) includes it; they are accepted.
+     */
+    boolean inTransportView(String name) {
+        if (isMember(name)) {
+            return true;
+        }
+        for (Member m : transport.members()) {
+            if (m.name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     PrimaryEntry primary(String sessionId) {
         return primaries.get(sessionId);
     }
@@ -147,7 +163,7 @@ final class NodeState {
                 return;
             }
             if (entry.syncedBackups.contains(target.name())) {
-                sender.enqueue(target, entry.copy.toFullUpdate());
+                sender.enqueue(target, entry.fullCopyForBackup());
             } else if (!entry.formerBackups.contains(target.name())) {
                 transport.send(target, wire(new io.sessionrep.core.wire.Message.Release(sessionId, entry.copy.version())));
             }

@@ -49,4 +49,14 @@ final class PrimaryEntry {
     PrimaryEntry(SessionCopy copy) {
         this.copy = copy;
     }
+
+    /**
+     * A full copy at the current version, for a backup. From then on that backup holds the current version,
+     * so later deltas start from it: the hand-over's {@link #deltaBase} no longer applies. Caller holds the
+     * monitor.
+     */
+    io.sessionrep.core.delta.SessionUpdate fullCopyForBackup() {
+        deltaBase = -1;
+        return copy.toFullUpdate();
+    }
 }

@@ -181,7 +181,7 @@ final class Rebalancer implements AutoCloseable {
                 node.releaseFormersIfSafe(entry);
                 return 0;
             }
-            full = entry.copy.toFullUpdate();
+            full = entry.fullCopyForBackup();
             if (entry.formerBackups.isEmpty()) {
                 // nothing waits for a confirmation (a backup left): the async queue is enough, and fastest
                 for (Member target : needCopy) {

@@ -106,7 +106,7 @@ final class RequestEndReplication {
                 } else if (synced) {
                     continue; // nothing new for this backup
                 } else {
-                    update = full != null ? full : (full = entry.copy.toFullUpdate());
+                    update = full != null ? full : (full = entry.fullCopyForBackup());
                 }
                 if (node.config.replicationMode() == ReplicationMode.SYNC) {
                     acks.add(confirmOnAck(entry, target, acknowledged.send(target, update)));

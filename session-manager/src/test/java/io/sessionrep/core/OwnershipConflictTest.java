@@ -32,10 +32,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OwnershipConflictTest {
     /** Sorts after "a": with a plain name tie-break this node would win every tie. */
     private static final String RIVAL = "zz-rival";
+    /** Sorts before "a". */
+    private static final String SMALLER = "0-smaller";
 
     private final List<String> lost = new CopyOnWriteArrayList<>();
     private SessionReplicator node;
     private IncomingMessages incoming;
+    private SessionReplicator rivalNode;
+    private SessionReplicator smallerNode;
 
     @BeforeEach
     void start() throws Exception {
@@ -53,11 +57,21 @@ class OwnershipConflictTest {
                     }
                 });
         incoming = node.incoming();
+        // the rival is a real member of the view (messages from non-members are refused before any rule)
+        rivalNode = SessionReplicator.start(ReplicationConfig.builder().nodeName(RIVAL).machineId("elsewhere").build(),
+                network.transport(RIVAL, "elsewhere"), getClass().getClassLoader(), new SimpleMeterRegistry(),
+                SessionEvents.NONE);
+        smallerNode = SessionReplicator.start(ReplicationConfig.builder().nodeName(SMALLER).machineId("elsewhere-too")
+                .build(), network.transport(SMALLER, "elsewhere-too"), getClass().getClassLoader(),
+                new SimpleMeterRegistry(), SessionEvents.NONE);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> node.members().size() == 3);
     }
 
     @AfterEach
     void stop() {
         node.close();
+        rivalNode.close();
+        smallerNode.close();
     }
 
     @Test
@@ -76,7 +90,7 @@ class OwnershipConflictTest {
     @Test
     void aServingOwnerYieldsToAnotherServingOwnerOnlyByTheRules() {
         long version = servedHere("s2");
-        incoming.onMessage(rival(), WireCodec.encode(new Message.Ownership("s2", version, "0-smaller", true)));
+        incoming.onMessage(smaller(), WireCodec.encode(new Message.Ownership("s2", version, "0-smaller", true)));
         assertTrue(node.isPrimary("s2"), "equal version and serving: the greater name wins, and that is this node");
 
         incoming.onMessage(rival(), WireCodec.encode(new Message.Ownership("s2", version, RIVAL, true)));
@@ -87,7 +101,7 @@ class OwnershipConflictTest {
     @Test
     void aNewerVersionWinsEvenFromAPromotion() {
         long version = servedHere("s3");
-        incoming.onMessage(rival(), WireCodec.encode(new Message.Ownership("s3", version + 1, "0-smaller", false)));
+        incoming.onMessage(smaller(), WireCodec.encode(new Message.Ownership("s3", version + 1, "0-smaller", false)));
         assertFalse(node.isPrimary("s3"));
     }
 
@@ -95,7 +109,7 @@ class OwnershipConflictTest {
     void aPromotedEntryYieldsToAServingOwnerAtTheSameVersion() throws Exception {
         long version = servedHere("s4");
         stateOf(node).primary("s4").dormant = true; // as if promoted by the rebalancer
-        incoming.onMessage(rival(), WireCodec.encode(new Message.Ownership("s4", version, "0-smaller", true)));
+        incoming.onMessage(smaller(), WireCodec.encode(new Message.Ownership("s4", version, "0-smaller", true)));
         assertFalse(node.isPrimary("s4"), "the serving owner wins over a promotion, whatever the names");
     }
 
@@ -124,6 +138,10 @@ class OwnershipConflictTest {
 
     private static SessionUpdate fullCopy(String id, long version) {
         return new SessionUpdate(id, 0, version, true, 0, 0, 1800, Map.of(), Set.of());
+    }
+
+    private static Member smaller() {
+        return new Member(SMALLER, "elsewhere-too");
     }
 
     private static Member rival() {

@@ -141,6 +141,17 @@ public class ReplicatedSession extends StandardSession {
         }
     }
 
+    /**
+     * A copy dropped because another node owns the session now is no longer valid for Tomcat: a request that
+     * looked the session up before {@link ReplicationValve} moved it here (Tomcat's authenticator does, with
+     * {@code getSessionInternal(false)}) and cached this copy finds the session again, and gets the live one
+     * with the newest state, instead of changing a copy that is never replicated.
+     */
+    @Override
+    public boolean isValid() {
+        return !disowned && super.isValid();
+    }
+
     boolean isDisowned() {
         return disowned;
     }

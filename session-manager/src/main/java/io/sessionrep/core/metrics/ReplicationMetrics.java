@@ -83,6 +83,10 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String REASON_MALFORMED = "malformed";
     public static final String REASON_CLASS_NOT_ALLOWED = "class-not-allowed";
     public static final String REASON_UNDECODABLE = "undecodable";
+    /** The sender is not a member of the current view. */
+    public static final String REASON_NOT_MEMBER = "not-member";
+    /** The sender could not have sent it by the protocol's rules (e.g. announcing another node's ownership). */
+    public static final String REASON_NOT_OWNER = "not-owner";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -101,6 +105,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     public final Counter rejectedMalformed;
     public final Counter rejectedClass;
     public final Counter rejectedUndecodable;
+    public final Counter rejectedNotMember;
+    public final Counter rejectedNotOwner;
     public final Counter notSerializable;
     public final Counter tooLarge;
     public final Counter takeoversLocal;
@@ -134,6 +140,8 @@ public final class ReplicationMetrics implements AutoCloseable {
         rejectedMalformed = counter(REJECTED, "reason", REASON_MALFORMED);
         rejectedClass = counter(REJECTED, "reason", REASON_CLASS_NOT_ALLOWED);
         rejectedUndecodable = counter(REJECTED, "reason", REASON_UNDECODABLE);
+        rejectedNotMember = counter(REJECTED, "reason", REASON_NOT_MEMBER);
+        rejectedNotOwner = counter(REJECTED, "reason", REASON_NOT_OWNER);
         notSerializable = counter(NOT_SERIALIZABLE);
         tooLarge = counter(TOO_LARGE);
         takeoversLocal = counter(TAKEOVERS, "source", "local-backup");
