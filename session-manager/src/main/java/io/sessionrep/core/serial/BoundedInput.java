@@ -106,8 +106,10 @@ final class BoundedInput extends Input {
     private void checkUtf8Length() {
         int start = position;
         if (readVarIntFlag()) { // UTF-8 with a length (ASCII strings are terminated, not counted)
-            int charCount = readVarIntFlag(true);
-            requireElements(this, charCount - 1L, "string");
+            int charCount = readVarIntFlag(true); // 0: null, 1: empty, n: n - 1 chars
+            if (charCount != 0) {
+                requireElements(this, charCount - 1L, "string");
+            }
             position = start;
         }
     }

@@ -15,7 +15,7 @@ import java.io.NotSerializableException;
  * <p>Failure contract: any {@link Throwable} while writing (including {@link StackOverflowError}) is a
  * {@link NotSerializableException} (an {@link UnsupportedValueException} when a class or shape is
  * refused); any {@code Throwable} while reading is a {@link ClassNotAllowedException} or an
- * {@link IOException}. After a failure the {@code Kryo} (and the {@code Output}) used is discarded, never
+ * {@link IOException}, and so are bytes left over after the value (a primary writes exactly one value). After a failure the {@code Kryo} (and the {@code Output}) used is discarded, never
  * returned to its pool: Kryo leaves per-call state behind (Kryo issue #1281), and the next value it
  * decoded could come out wrong without any error.
  */
@@ -91,7 +91,11 @@ public final class KryoSessionSerializer implements SessionSerializer {
         Kryo kryo = kryos.obtain();
         Object value;
         try {
-            value = kryo.readClassAndObject(new BoundedInput(bytes));
+            BoundedInput input = new BoundedInput(bytes);
+            value = kryo.readClassAndObject(input);
+            if (input.remaining() != 0) {
+                throw new IOException("undecodable attribute value: " + input.remaining() + " bytes after its end");
+            }
         } catch (Throwable t) { // the Kryo is dropped, not freed
             for (Throwable c = t; c != null; c = c.getCause()) {
                 if (c instanceof ClassNotAllowedException rejected) {

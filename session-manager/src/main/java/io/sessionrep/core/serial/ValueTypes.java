@@ -36,7 +36,7 @@ import java.util.function.Supplier;
  *       serializer known to rebuild an equal value of the same class: the {@link CollectionShape}s and
  *       {@link MapShape}s, Kryo's own serializers for the value types it handles exactly (dates,
  *       {@code java.time}, {@code Optional}, {@code UUID}, ...), and Kryo's {@code Timestamp} and atomic
- *       serializers, which Kryo 5.6 does not register itself. Every other JDK class is refused with a
+ *       {@code UUID}, {@code URI} serializers, which Kryo 5.6 does not register itself. Every other JDK class is refused with a
  *       {@link RefusingSerializer} that names it and says what to store instead (for example
  *       {@code Collections.synchronizedList}, {@code java.net.URL}, whose {@code equals} resolves host
  *       names).</li>
@@ -53,8 +53,7 @@ final class ValueTypes {
     private static final Map<Class<?>, Supplier<Serializer<?>>> JDK_SERIALIZERS = new HashMap<>();
     /** JDK classes for which Kryo's own default serializer is exact. */
     private static final Set<Class<?>> KRYO_EXACT = Set.of(
-            java.math.BigDecimal.class, java.math.BigInteger.class, java.util.UUID.class, java.util.Locale.class,
-            java.util.Currency.class, java.net.URI.class,
+            java.math.BigDecimal.class, java.math.BigInteger.class, java.util.Locale.class, java.util.Currency.class,
             java.util.Date.class, java.sql.Date.class, java.sql.Time.class,
             java.util.Optional.class, java.util.OptionalInt.class, java.util.OptionalLong.class,
             java.util.OptionalDouble.class,
@@ -90,6 +89,8 @@ final class ValueTypes {
         map(MapShape.UNMODIFIABLE_NAVIGABLE_MAP, Collections.unmodifiableNavigableMap(new TreeMap<>()).getClass());
         map(MapShape.EMPTY_NAVIGABLE_MAP, Collections.emptyNavigableMap().getClass());
         map(MapShape.IMMUTABLE_MAP, Map.of().getClass(), Map.of(1, 1).getClass());
+        JDK_SERIALIZERS.put(java.util.UUID.class, DefaultSerializers.UUIDSerializer::new);
+        JDK_SERIALIZERS.put(java.net.URI.class, DefaultSerializers.URISerializer::new);
         JDK_SERIALIZERS.put(java.sql.Timestamp.class, DefaultSerializers.TimestampSerializer::new);
         JDK_SERIALIZERS.put(java.util.concurrent.atomic.AtomicBoolean.class, DefaultSerializers.AtomicBooleanSerializer::new);
         JDK_SERIALIZERS.put(java.util.concurrent.atomic.AtomicInteger.class, DefaultSerializers.AtomicIntegerSerializer::new);

@@ -1,0 +1,150 @@
+package io.sessionrep.core.serial;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The deserialization attacks of issue 11, each rejected quickly (the timeout is only a guard against a
+ * hang) as a checked exception, and followed by a valid value decoding correctly on the same serializer.
+ * On the code before this change each one hung, overflowed the stack, allocated gigabytes or, for the
+ * last one, made a later valid value fail.
+ */
+class DeserializationAttackTest {
+    private static final Duration HANG_GUARD = Duration.ofSeconds(10);
+
+    private final KryoSessionSerializer serializer = new KryoSessionSerializer(
+            ClassAllowlist.of(List.of("io.sessionrep.core.serial.")), getClass().getClassLoader());
+
+    record Basket(String owner, List<String> items, Map<String, Integer> counts) implements Serializable {
+    }
+
+    private final Basket valid = new Basket("alice", new ArrayList<>(List.of("book", "pen")),
+            new HashMap<>(Map.of("book", 1, "pen", 2)));
+
+    private void rejectedThenStillWorking(byte[] hostile) {
+        assertTimeoutPreemptively(HANG_GUARD, () -> {
+            assertThrows(IOException.class, () -> serializer.deserialize(hostile));
+            assertEquals(valid, serializer.deserialize(serializer.serialize(valid)));
+        });
+    }
+
+    @Test
+    void serialDosNestedHashSetsSharingReferencesAreRejected() {
+        byte[] attack = HostileValues.serialDos(100);
+        assertTrue(attack.length < 2000, "about 1.6 KB: " + attack.length);
+        rejectedThenStillWorking(attack);
+    }
+
+    @Test
+    void aSetHoldingAListThatContainsItselfIsRejected() {
+        byte[] attack = HostileValues.selfContainingSet();
+        assertTrue(attack.length < 64, "a few dozen bytes: " + attack.length);
+        rejectedThenStillWorking(attack);
+    }
+
+    @Test
+    void thousandsOfNestedListsAreRejectedBeforeTheStackRunsOut() {
+        rejectedThenStillWorking(HostileValues.nestedLists(5_000));
+    }
+
+    @Test
+    void nestingUpToTheLimitIsAccepted() throws Exception {
+        Object deep = "bottom";
+        for (int i = 0; i < SessionKryo.MAX_DEPTH - 2; i++) {
+            deep = new ArrayList<>(List.of(deep));
+        }
+        assertEquals(deep, serializer.deserialize(serializer.serialize(deep)));
+        Object deeper = new ArrayList<>(List.of(deep, deep));
+        for (int i = 0; i < 3; i++) {
+            deeper = new ArrayList<>(List.of(deeper));
+        }
+        Object tooDeep = deeper;
+        UnsupportedValueException refused = assertThrows(UnsupportedValueException.class, () -> serializer.serialize(tooDeep));
+        assertTrue(refused.getMessage().contains("nested deeper than"), refused.getMessage());
+    }
+
+    @Test
+    void aTenByteValueDeclaringATwoGigabyteArrayIsRejectedWithoutAllocating() {
+        byte[] attack = HostileValues.hugeLongArray(Integer.MAX_VALUE / 8 - 16);
+        assertTrue(attack.length <= 10, "10 bytes: " + attack.length);
+        rejectedThenStillWorking(attack);
+        rejectedThenStillWorking(HostileValues.hugeObjectArray(Integer.MAX_VALUE - 16));
+        rejectedThenStillWorking(HostileValues.hugeString(Integer.MAX_VALUE - 16));
+    }
+
+    @Test
+    void aCollectionDeclaringTwoToTheTwentyNineElementsIsRejectedWithoutAllocating() {
+        rejectedThenStillWorking(HostileValues.hugeNullList(1 << 29));
+        rejectedThenStillWorking(HostileValues.hugeList(1 << 29));
+    }
+
+    @Test
+    void aFailedReadInsideAGenericFieldDoesNotPoisonTheNextRead() throws Exception {
+        // Kryo issue #1281: a read failing inside a generic field (List<String>, Map<String, Integer>)
+        // leaves its generics stack behind; the pooled instance then decoded the next value wrong.
+        byte[] bytes = serializer.serialize(valid);
+        for (int cut = 1; cut < bytes.length; cut++) {
+            byte[] truncated = Arrays.copyOf(bytes, cut);
+            assertThrows(IOException.class, () -> serializer.deserialize(truncated));
+            assertEquals(valid, serializer.deserialize(bytes), "after a read that failed at byte " + cut);
+        }
+        for (int at = 0; at < bytes.length; at++) {
+            byte[] corrupted = bytes.clone();
+            corrupted[at] ^= (byte) 0xA5;
+            try {
+                serializer.deserialize(corrupted);
+            } catch (IOException | ClassNotAllowedException expected) {
+                // most corruptions are refused; some decode to another valid value
+            }
+            assertEquals(valid, serializer.deserialize(bytes), "after a corruption at byte " + at);
+        }
+    }
+
+    @Test
+    void sharedReferencesArriveAsEqualCopiesAndCyclesAreRefusedOnThePrimary() throws Exception {
+        List<String> shared = new ArrayList<>(List.of("x"));
+        Map<String, Object> value = new HashMap<>(Map.of("a", shared, "b", shared));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> back = (Map<String, Object>) serializer.deserialize(serializer.serialize(value));
+        assertEquals(value, back);
+
+        List<Object> cyclic = new ArrayList<>();
+        cyclic.add(cyclic);
+        assertThrows(UnsupportedValueException.class, () -> serializer.serialize(cyclic));
+        Set<Object> selfHolding = new HashSet<>();
+        List<Object> inner = new ArrayList<>();
+        selfHolding.add(inner);
+        inner.add(selfHolding);
+        assertThrows(UnsupportedValueException.class, () -> serializer.serialize(inner));
+        assertEquals(valid, serializer.deserialize(serializer.serialize(valid)));
+    }
+
+    @Test
+    void everyAttackBackToBackLeavesTheSerializerWorking() {
+        Executable all = () -> {
+            for (byte[] attack : List.of(HostileValues.serialDos(100), HostileValues.selfContainingSet(),
+                    HostileValues.nestedLists(5_000), HostileValues.hugeLongArray(1 << 28),
+                    HostileValues.hugeNullList(1 << 29))) {
+                assertThrows(IOException.class, () -> serializer.deserialize(attack));
+            }
+            assertEquals(valid, serializer.deserialize(serializer.serialize(valid)));
+        };
+        assertTimeoutPreemptively(HANG_GUARD, all);
+    }
+}
