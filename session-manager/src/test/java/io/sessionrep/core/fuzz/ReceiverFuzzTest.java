@@ -58,7 +58,7 @@ class ReceiverFuzzTest {
         return cluster;
     }
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void handleAnyMessage(byte[] input) throws TransportException {
         Cluster c = cluster();
         c.receiverOfB.onMessage(c.fromA, input); // must not throw, whatever the bytes

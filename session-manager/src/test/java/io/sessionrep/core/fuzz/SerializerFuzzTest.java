@@ -33,14 +33,14 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  *   <li>{@link #roundTripOfGeneratedValues}: nested values built from the fuzzer's data either are
  *       refused on write or come back equal and of the same class.</li>
  * </ul>
- * In {@code mvn test} both run on their seeds only; {@code mvn verify} fuzzes each for
+ * In {@code mvn test} both run on their seeds only; {@code mvn verify} also fuzzes each for
  * {@code maxDuration}. A long run (one fuzz test per JVM):
  * <pre>JAZZER_FUZZ=1 JAZZER_MAX_DURATION=30m mvn -B -pl session-manager test -Dtest='SerializerFuzzTest#decodeAnyBytes'</pre>
  */
 class SerializerFuzzTest {
     private static final KryoSessionSerializer SERIALIZER = FuzzSeeds.serializer();
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void decodeAnyBytes(byte[] input) {
         try {
             SERIALIZER.deserialize(input);
@@ -49,7 +49,7 @@ class SerializerFuzzTest {
         }
     }
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void roundTripOfGeneratedValues(FuzzedDataProvider data) throws Exception {
         Object value = generate(data, 0);
         byte[] bytes;

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
  */
 class WireCodecFuzzTest {
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void decodeAnyBytes(byte[] input) throws MalformedMessageException {
         Message message;
         try {
