@@ -75,10 +75,17 @@ final class FilteredJavaSerializer extends Serializer<Object> {
     private Object readBlob(byte[] data) {
         try (ObjectInputStream in = new AllowlistObjectInputStream(new ByteArrayInputStream(data), data.length)) {
             return in.readObject();
-        } catch (InvalidClassException e) {
-            throw new KryoException(new ClassNotAllowedException(e.classname == null ? "?" : e.classname));
+        } catch (NotAllowed e) {
+            throw new KryoException(new ClassNotAllowedException(e.classname));
         } catch (IOException | ClassNotFoundException | RuntimeException e) {
             throw new KryoException("Java deserialization failed: " + e, e);
+        }
+    }
+
+    /** A class outside the allowlist (the filter's other rejections are limits: depth, size). */
+    private static final class NotAllowed extends InvalidClassException {
+        NotAllowed(String className) {
+            super(className, "not in serialization-allowlist");
         }
     }
 
@@ -100,7 +107,7 @@ final class FilteredJavaSerializer extends Serializer<Object> {
         @Override
         protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
             if (!allowlist.allows(desc.getName())) {
-                throw new InvalidClassException(desc.getName(), "not in serialization-allowlist");
+                throw new NotAllowed(desc.getName());
             }
             return Class.forName(desc.getName(), false, classLoader);
         }

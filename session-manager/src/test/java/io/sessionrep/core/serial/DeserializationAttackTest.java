@@ -51,6 +51,44 @@ class DeserializationAttackTest {
         rejectedThenStillWorking(attack);
     }
 
+    /** An allowlisted class with Java serialization hooks, so that its bytes go through the Java fallback. */
+    static final class Hooked implements Serializable {
+        private void readObject(java.io.ObjectInputStream in) throws IOException, ClassNotFoundException {
+            in.defaultReadObject();
+        }
+    }
+
+    @Test
+    void serialDosInsideTheJavaSerializationFallbackIsRejected() {
+        // Java serialization keeps shared references, so the shape survives there: the fallback's depth
+        // limit (20) rejects it before the sets are rebuilt
+        rejectedThenStillWorking(HostileValues.javaBlobAs(Hooked.class.getName(), HostileValues.serialDosSet(100)));
+    }
+
+    @Test
+    void aJavaSerializedValueNestedBeyondTheFallbacksLimitIsRefusedOnThePrimary() {
+        Object deep = new Hooked();
+        for (int i = 0; i < FilteredJavaSerializer.MAX_DEPTH; i++) {
+            deep = new ArrayList<>(List.of(deep));
+        }
+        Object value = new HookedHolder(deep);
+        UnsupportedValueException refused = assertThrows(UnsupportedValueException.class, () -> serializer.serialize(value));
+        assertEquals(HookedHolder.class.getName(), refused.className());
+    }
+
+    /** Java-serialized as a whole (it has a hook), holding a deep list. */
+    static final class HookedHolder implements Serializable {
+        final Object content;
+
+        HookedHolder(Object content) {
+            this.content = content;
+        }
+
+        private void writeObject(java.io.ObjectOutputStream out) throws IOException {
+            out.defaultWriteObject();
+        }
+    }
+
     @Test
     void aSetHoldingAListThatContainsItselfIsRejected() {
         byte[] attack = HostileValues.selfContainingSet();

@@ -36,21 +36,7 @@ public final class HostileValues {
      * 2<sup>levels</sup> sets, and rebuilding the outer sets hashes all of them.
      */
     public static byte[] serialDos(int levels) {
-        Set<Object> root = new HashSet<>();
-        Set<Object> s1 = root;
-        Set<Object> s2 = new HashSet<>();
-        for (int i = 0; i < levels; i++) {
-            Set<Object> t1 = new HashSet<>();
-            Set<Object> t2 = new HashSet<>();
-            t1.add("foo"); // t1 and t2 must differ
-            s1.add(t1);
-            s1.add(t2);
-            s2.add(t1);
-            s2.add(t2);
-            s1 = t1;
-            s2 = t2;
-        }
-        return plainKryoBytes(root);
+        return plainKryoBytes(serialDosSet(levels));
     }
 
     /** A HashSet holding a list that contains itself: hashing it while the set is rebuilt never ends. */
@@ -116,6 +102,44 @@ public final class HostileValues {
         writeName(output, true, "java.util.ArrayList");
         output.writeVarIntFlag(false, size + 1, true);
         return output.toBytes();
+    }
+
+    /**
+     * Kryo bytes naming {@code className} (an allowlisted class read by Java serialization) followed by
+     * a Java-serialized {@code payload} of any class: what the Java fallback actually reads is chosen by
+     * the sender.
+     */
+    public static byte[] javaBlobAs(String className, Object payload) {
+        java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(blob)) {
+            out.writeObject(payload);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Output output = new Output(64, -1);
+        writeName(output, true, className);
+        output.writeVarInt(blob.size(), true);
+        output.writeBytes(blob.toByteArray());
+        return output.toBytes();
+    }
+
+    /** The SerialDOS shape as objects (see {@link #serialDos}). */
+    public static Set<Object> serialDosSet(int levels) {
+        Set<Object> root = new HashSet<>();
+        Set<Object> s1 = root;
+        Set<Object> s2 = new HashSet<>();
+        for (int i = 0; i < levels; i++) {
+            Set<Object> t1 = new HashSet<>();
+            Set<Object> t2 = new HashSet<>();
+            t1.add("foo");
+            s1.add(t1);
+            s1.add(t2);
+            s2.add(t1);
+            s2.add(t2);
+            s1 = t1;
+            s2 = t2;
+        }
+        return root;
     }
 
     /** A class written by name, as Kryo's DefaultClassResolver does: NAME+2, name id, then the name once. */

@@ -225,7 +225,7 @@ class ValueRoundTripTest {
                         "io.sessionrep.core.serial.ValueRoundTripTest"),
                 Arguments.of(Named.of("list of nulls only", new ArrayList<>(Arrays.asList(null, null, null))),
                         "java.util.ArrayList"),
-                Arguments.of(Named.of("list inside a HashSet inside a list (nested in an allowed value)",
+                Arguments.of(Named.of("a synchronizedSet nested inside allowed collections",
                         new ArrayList<>(List.of(new HashMap<>(Map.of("k", Collections.synchronizedSet(new HashSet<>())))))),
                         "java.util.Collections$SynchronizedSet"));
     }
