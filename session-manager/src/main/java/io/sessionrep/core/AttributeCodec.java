@@ -14,8 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * backup could not rebuild it exactly, is not replicated, counted ({@code attributes.not.serializable})
  * and reported once per refused class, with the serializer's advice. Reading: a value naming a class
  * outside the allowlist is refused and reported once per class; any other failure, whatever
- * {@link Throwable} it is ({@link StackOverflowError} included), is counted as undecodable. Neither
- * method ever throws.
+ * {@link Throwable} it is ({@link StackOverflowError} included), is counted as undecodable and logged
+ * once at WARNING (then at DEBUG: hostile traffic must not flood the log). Neither method ever throws.
  */
 final class AttributeCodec {
     private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
@@ -24,6 +24,7 @@ final class AttributeCodec {
     private final ReplicationMetrics metrics;
     private final Set<String> reportedUnserializable = ConcurrentHashMap.newKeySet();
     private final Set<String> reportedRejected = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean reportedUndecodable = new java.util.concurrent.atomic.AtomicBoolean();
 
     AttributeCodec(SessionSerializer serializer, ReplicationMetrics metrics) {
         this.serializer = serializer;
@@ -63,8 +64,10 @@ final class AttributeCodec {
             return null;
         } catch (Throwable e) {
             metrics.rejectedUndecodable.increment();
-            LOG.log(System.Logger.Level.WARNING, "undecodable session attribute '" + name + "' from " + from
-                    + " (session " + sessionId + "): " + e.getMessage());
+            boolean first = reportedUndecodable.compareAndSet(false, true);
+            LOG.log(first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, "undecodable session attribute '"
+                    + name + "' from " + from + " (session " + sessionId + "): " + e.getMessage()
+                    + (first ? " (further ones are counted in " + ReplicationMetrics.REJECTED + " and logged at DEBUG)" : ""));
             return null;
         }
     }

@@ -90,22 +90,24 @@ public final class KryoSessionSerializer implements SessionSerializer {
     public Object deserialize(byte[] bytes) throws ClassNotAllowedException, IOException {
         Kryo kryo = kryos.obtain();
         Object value;
+        int leftOver;
         try {
             BoundedInput input = new BoundedInput(bytes);
             value = kryo.readClassAndObject(input);
-            if (input.remaining() != 0) {
-                throw new IOException("undecodable attribute value: " + input.remaining() + " bytes after its end");
-            }
+            leftOver = input.remaining();
         } catch (Throwable t) { // the Kryo is dropped, not freed
             for (Throwable c = t; c != null; c = c.getCause()) {
                 if (c instanceof ClassNotAllowedException rejected) {
                     throw rejected;
                 }
             }
-            throw new IOException("undecodable attribute value: " + t, t);
+            throw new IOException(t.toString(), t);
         }
         kryo.reset();
         kryos.free(kryo);
+        if (leftOver != 0) {
+            throw new IOException(leftOver + " bytes after the end of the value");
+        }
         return value;
     }
 }

@@ -381,7 +381,12 @@ public final class WireCodec {
                 throw new MalformedMessageException("string too long: " + len);
             }
             need(len);
-            String s = new String(buf, pos, len, StandardCharsets.UTF_8);
+            String s;
+            try { // strict: malformed UTF-8 would decode to U+FFFD, so two byte strings could name one session
+                s = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(buf, pos, len)).toString();
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new MalformedMessageException("string is not valid UTF-8");
+            }
             pos += len;
             return s;
         }

@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  * Coverage-guided fuzzing of the serializer's read path, and of its round trip.
  * <ul>
  *   <li>{@link #decodeAnyBytes}: any bytes are a value or a {@link ClassNotAllowedException} /
- *       {@link IOException}; nothing else escapes, and nothing takes longer than Jazzer's per-input
- *       timeout or more memory than its limit. Seeds: {@code SerializerFuzzTestInputs/}.</li>
+ *       {@link IOException} raised by a limit (an {@link OutOfMemoryError} or {@link StackOverflowError}
+ *       turned into a rejection is a finding here); nothing takes longer than Jazzer's per-input timeout. Seeds: {@code SerializerFuzzTestInputs/}.</li>
  *   <li>{@link #roundTripOfGeneratedValues}: nested values built from the fuzzer's data either are
  *       refused on write or come back equal and of the same class.</li>
  * </ul>
@@ -44,8 +44,15 @@ class SerializerFuzzTest {
     void decodeAnyBytes(byte[] input) {
         try {
             SERIALIZER.deserialize(input);
-        } catch (ClassNotAllowedException | IOException rejected) {
+        } catch (ClassNotAllowedException rejected) {
             // refused and counted by the caller
+        } catch (IOException rejected) {
+            // refused and counted by the caller; but a limit must have refused it, not the JVM running out
+            for (Throwable t = rejected; t != null; t = t.getCause()) {
+                if (t instanceof VirtualMachineError error) {
+                    throw new AssertionError("rejected only because the JVM ran out: " + error, rejected);
+                }
+            }
         }
     }
 

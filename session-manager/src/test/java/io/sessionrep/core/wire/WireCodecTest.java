@@ -136,4 +136,13 @@ class WireCodecTest {
         }
         assertTrue(decoded > 0, "some mutations stay valid, so the fuzzer reaches deep paths");
     }
+
+    @Test
+    void malformedUtf8InAnIdIsRefusedRatherThanReplaced() throws Exception {
+        byte[] valid = WireCodec.encode(new Message.Invalidate("seed"));
+        assertEquals("seed", ((Message.Invalidate) WireCodec.decode(valid)).sessionId());
+        byte[] malformed = valid.clone();
+        malformed[malformed.length - 1] = (byte) 0xD3; // a lead byte without its continuation (found by Jazzer)
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(malformed));
+    }
 }
