@@ -22,8 +22,9 @@ final class AllowlistClassResolver extends DefaultClassResolver {
     @Override
     protected void writeName(Output output, Class type, Registration registration) {
         if (!allowlist.allows(type.getName())) {
-            throw new KryoException(new UnsupportedValueException(type.getName(),
-                    "not in serialization-allowlist, so no backup would accept it: add its package to "
+            throw new KryoException(new UnsupportedValueException(type.getName(), ValueTypes.isJdk(type)
+                    ? ValueTypes.adviceFor(type)
+                    : "not in serialization-allowlist, so no backup would accept it: add its package to "
                             + "serialization-allowlist on every node"));
         }
         super.writeName(output, type, registration);

@@ -153,12 +153,14 @@ final class ValueTypes {
         return null;
     }
 
-    private static boolean isJdk(Class<?> type) {
+    /** Loaded by the boot or platform loader: a JDK class. */
+    static boolean isJdk(Class<?> type) {
         ClassLoader loader = type.getClassLoader();
         return loader == null || loader == ClassLoader.getPlatformClassLoader();
     }
 
-    private static String adviceFor(Class<?> type) {
+    /** Why a JDK class is not replicated and what to store instead. */
+    static String adviceFor(Class<?> type) {
         if (type == java.net.URL.class) {
             return "not replicated (URL.equals and hashCode resolve host names): store a java.net.URI or the String";
         }
