@@ -14,7 +14,9 @@ import java.util.Collection;
  *       allocated ({@link BoundedInput#requireElements}); Kryo 5.6.2 would otherwise size a list from a
  *       10-byte value claiming 2<sup>29</sup> elements (Kryo issue #1282);</li>
  *   <li>write: a collection whose elements took fewer bytes than their count is refused
- *       ({@link ElementBytes}), so the primary never sends what a backup would refuse.</li>
+ *       ({@link ElementBytes}), so the primary never sends what a backup would refuse;</li>
+ *   <li>hash-based collections: at most {@link HashFlood#MAX_EQUAL_HASHES} elements per hash code, on
+ *       write and on read (before the set is built).</li>
  * </ul>
  * The element encoding is Kryo's own. A {@link CollectionShape} says how the class is rebuilt, so the
  * unmodifiable and immutable JDK collections come back as the class that was written.
@@ -30,6 +32,9 @@ final class BoundedCollectionSerializer extends CollectionSerializer<Collection>
 
     @Override
     public void write(Kryo kryo, Output output, Collection collection) {
+        if (collection != null && shape.hashed()) {
+            HashFlood.checkWrite(collection, collection);
+        }
         super.write(kryo, output, collection);
         if (collection != null) {
             elementBytes.check(output, collection, collection.size());

@@ -10,7 +10,8 @@ import java.util.Map;
 /**
  * Kryo's {@link MapSerializer} with the guarantees of {@link BoundedCollectionSerializer}: the declared
  * entry count is checked against the bytes left before anything is allocated, a map whose entries took
- * fewer bytes than their count is refused on write, and a {@link MapShape} rebuilds the class written.
+ * fewer bytes than their count is refused on write, hash-based maps are held to the {@link HashFlood}
+ * bound on their keys, and a {@link MapShape} rebuilds the class written.
  */
 @SuppressWarnings({"rawtypes", "unchecked"})
 final class BoundedMapSerializer extends MapSerializer<Map> {
@@ -23,6 +24,9 @@ final class BoundedMapSerializer extends MapSerializer<Map> {
 
     @Override
     public void write(Kryo kryo, Output output, Map map) {
+        if (map != null && shape.hashed()) {
+            HashFlood.checkWrite(map, map.keySet());
+        }
         super.write(kryo, output, map);
         if (map != null) {
             elementBytes.check(output, map, map.size());

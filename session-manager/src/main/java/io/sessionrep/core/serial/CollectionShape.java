@@ -36,6 +36,11 @@ interface CollectionShape {
         return buffer;
     }
 
+    /** Hash-based: elements are checked against {@link HashFlood} on write and before the value is built on read. */
+    default boolean hashed() {
+        return false;
+    }
+
     /** The class itself, created as Kryo does (no-arg constructor, else without one). */
     @SuppressWarnings("unchecked")
     CollectionShape PLAIN = (kryo, input, type, size) -> {
@@ -46,6 +51,30 @@ interface CollectionShape {
             return new HashSet<>(Math.max((int) (size / 0.75f) + 1, 16));
         }
         return (Collection<Object>) kryo.newInstance(type);
+    };
+
+    /**
+     * A hash-based set (HashSet, LinkedHashSet, an application's subclass), created as Kryo does, filled only
+     * after the {@link HashFlood} check.
+     */
+    @SuppressWarnings("unchecked")
+    CollectionShape HASHED = new CollectionShape() {
+        @Override
+        public Collection<Object> buffer(Kryo kryo, Input input, Class<?> type, int size) {
+            Collection<Object> target = type == HashSet.class ? new HashSet<>(Math.max((int) (size / 0.75f) + 1, 16))
+                    : (Collection<Object>) kryo.newInstance(type);
+            return new HashFlood.StagedCollection(target, size);
+        }
+
+        @Override
+        public Collection<?> finish(Collection<Object> buffer) {
+            return ((HashFlood.StagedCollection) buffer).build();
+        }
+
+        @Override
+        public boolean hashed() {
+            return true;
+        }
     };
 
     /** A {@link TreeSet} (or subclass with a {@code (Comparator)} constructor), comparator included. */
@@ -59,10 +88,11 @@ interface CollectionShape {
     CollectionShape UNMODIFIABLE_LIST = wrap(size -> new LinkedList<>(), b -> Collections.unmodifiableList((List<Object>) b));
     CollectionShape UNMODIFIABLE_RANDOM_ACCESS_LIST = wrap(ArrayList::new, b -> Collections.unmodifiableList((List<Object>) b));
     /** A LinkedHashSet inside keeps the iteration order the primary had. */
-    CollectionShape UNMODIFIABLE_SET = wrap(size -> new LinkedHashSet<>(Math.max((int) (size / 0.75f) + 1, 16)), b -> Collections.unmodifiableSet((Set<Object>) b));
+    CollectionShape UNMODIFIABLE_SET = hashedWrap(size -> new LinkedHashSet<>(Math.max((int) (size / 0.75f) + 1, 16)),
+            b -> Collections.unmodifiableSet((Set<Object>) b));
     CollectionShape ARRAYS_AS_LIST = wrap(ArrayList::new, b -> Arrays.asList(b.toArray()));
     CollectionShape IMMUTABLE_LIST = wrap(ArrayList::new, CollectionShape::immutableList);
-    CollectionShape IMMUTABLE_SET = wrap(ArrayList::new, b -> Set.of(b.toArray()));
+    CollectionShape IMMUTABLE_SET = hashedWrap(ArrayList::new, b -> Set.of(b.toArray()));
 
     private static CollectionShape wrap(java.util.function.IntFunction<Collection<Object>> buffer,
                                         java.util.function.Function<Collection<Object>, Collection<?>> finish) {
@@ -75,6 +105,27 @@ interface CollectionShape {
             @Override
             public Collection<?> finish(Collection<Object> filled) {
                 return finish.apply(filled);
+            }
+        };
+    }
+
+    /** As {@link #wrap}, for hash-based values: the elements are staged and checked before the target is filled. */
+    private static CollectionShape hashedWrap(java.util.function.IntFunction<Collection<Object>> target,
+                                              java.util.function.Function<Collection<Object>, Collection<?>> finish) {
+        return new CollectionShape() {
+            @Override
+            public Collection<Object> buffer(Kryo kryo, Input input, Class<?> type, int size) {
+                return new HashFlood.StagedCollection(target.apply(size), size);
+            }
+
+            @Override
+            public Collection<?> finish(Collection<Object> staged) {
+                return finish.apply(((HashFlood.StagedCollection) staged).build());
+            }
+
+            @Override
+            public boolean hashed() {
+                return true;
             }
         };
     }

@@ -31,11 +31,18 @@ interface MapShape {
         return buffer;
     }
 
-    /** The class itself, created as Kryo does (no-arg constructor, else without one). */
-    @SuppressWarnings("unchecked")
-    MapShape PLAIN = (kryo, input, type, size) -> type == HashMap.class
+    /** Hash-based: keys are checked against {@link HashFlood} on write and before the value is built on read. */
+    default boolean hashed() {
+        return false;
+    }
+
+    /**
+     * A hash-based map (HashMap, LinkedHashMap, ConcurrentHashMap, an application's map), created as Kryo
+     * does, filled only after the {@link HashFlood} check of its keys.
+     */
+    MapShape HASHED = staged((kryo, type, size) -> type == HashMap.class
             ? new HashMap<>(Math.max((int) (size / 0.75f) + 1, 16))
-            : (Map<Object, Object>) kryo.newInstance(type);
+            : newInstance(kryo, type), map -> map);
 
     MapShape TREE_MAP = new Sorted(null);
     MapShape UNMODIFIABLE_SORTED_MAP = new Sorted(b -> Collections.unmodifiableSortedMap((TreeMap<Object, Object>) b));
@@ -43,9 +50,11 @@ interface MapShape {
     MapShape EMPTY_NAVIGABLE_MAP = new Sorted(b -> Collections.emptyNavigableMap());
 
     /** A LinkedHashMap inside keeps the iteration order the primary had. */
-    MapShape UNMODIFIABLE_MAP = wrap(Collections::unmodifiableMap);
+    MapShape UNMODIFIABLE_MAP = staged((kryo, type, size) -> new LinkedHashMap<>(Math.max((int) (size / 0.75f) + 1, 16)),
+            Collections::unmodifiableMap);
     /** {@code Map.of}: Map1 for one entry, MapN otherwise, as {@code Map.ofEntries} chooses. */
-    MapShape IMMUTABLE_MAP = wrap(b -> Map.ofEntries(b.entrySet().toArray(new Map.Entry[0])));
+    MapShape IMMUTABLE_MAP = staged((kryo, type, size) -> new LinkedHashMap<>(Math.max((int) (size / 0.75f) + 1, 16)),
+            b -> Map.ofEntries(b.entrySet().toArray(new Map.Entry[0])));
 
     /** The key type is written first: an empty EnumMap does not reveal it without reflection, so it is refused. */
     MapShape ENUM_MAP = new MapShape() {
@@ -70,16 +79,32 @@ interface MapShape {
         }
     };
 
-    private static MapShape wrap(Function<Map<Object, Object>, Map<?, ?>> finish) {
+    /** The target map a hash-based shape fills after the check. */
+    interface Target {
+        Map<Object, Object> create(Kryo kryo, Class<?> type, int size);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<Object, Object> newInstance(Kryo kryo, Class<?> type) {
+        return (Map<Object, Object>) kryo.newInstance(type);
+    }
+
+    /** Entries are staged, keys checked against {@link HashFlood}, then the target is filled and finished. */
+    private static MapShape staged(Target target, Function<Map<Object, Object>, Map<?, ?>> finish) {
         return new MapShape() {
             @Override
             public Map<Object, Object> buffer(Kryo kryo, Input input, Class<?> type, int size) {
-                return new LinkedHashMap<>(Math.max((int) (size / 0.75f) + 1, 16));
+                return new HashFlood.StagedMap(target.create(kryo, type, size), size);
             }
 
             @Override
-            public Map<?, ?> finish(Map<Object, Object> buffer) {
-                return finish.apply(buffer);
+            public Map<?, ?> finish(Map<Object, Object> staged) {
+                return finish.apply(((HashFlood.StagedMap) staged).build());
+            }
+
+            @Override
+            public boolean hashed() {
+                return true;
             }
         };
     }

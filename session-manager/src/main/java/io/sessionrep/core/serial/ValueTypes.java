@@ -66,8 +66,8 @@ final class ValueTypes {
             Collections.singletonMap(1, 1).getClass());
 
     static {
-        collection(CollectionShape.PLAIN, ArrayList.class, LinkedList.class, ArrayDeque.class, HashSet.class,
-                LinkedHashSet.class, CopyOnWriteArrayList.class);
+        collection(CollectionShape.PLAIN, ArrayList.class, LinkedList.class, ArrayDeque.class, CopyOnWriteArrayList.class);
+        collection(CollectionShape.HASHED, HashSet.class, LinkedHashSet.class);
         collection(CollectionShape.TREE_SET, TreeSet.class);
         collection(CollectionShape.UNMODIFIABLE_COLLECTION, Collections.unmodifiableCollection(List.of()).getClass());
         collection(CollectionShape.UNMODIFIABLE_LIST, Collections.unmodifiableList(new LinkedList<>()).getClass());
@@ -81,7 +81,7 @@ final class ValueTypes {
         collection(CollectionShape.ARRAYS_AS_LIST, Arrays.asList().getClass());
         collection(CollectionShape.IMMUTABLE_LIST, List.of().getClass(), List.of(1).getClass());
         collection(CollectionShape.IMMUTABLE_SET, Set.of().getClass(), Set.of(1).getClass());
-        map(MapShape.PLAIN, HashMap.class, LinkedHashMap.class, ConcurrentHashMap.class);
+        map(MapShape.HASHED, HashMap.class, LinkedHashMap.class, ConcurrentHashMap.class);
         map(MapShape.TREE_MAP, TreeMap.class);
         map(MapShape.ENUM_MAP, EnumMap.class);
         map(MapShape.UNMODIFIABLE_MAP, Collections.unmodifiableMap(Map.of()).getClass());
@@ -141,6 +141,9 @@ final class ValueTypes {
         if (TreeSet.class.isAssignableFrom(type)) {
             return new BoundedCollectionSerializer(CollectionShape.TREE_SET);
         }
+        if (HashSet.class.isAssignableFrom(type)) {
+            return new BoundedCollectionSerializer(CollectionShape.HASHED);
+        }
         if (Collection.class.isAssignableFrom(type)) {
             return new BoundedCollectionSerializer(CollectionShape.PLAIN);
         }
@@ -148,7 +151,7 @@ final class ValueTypes {
             return new BoundedMapSerializer(MapShape.TREE_MAP);
         }
         if (Map.class.isAssignableFrom(type)) {
-            return new BoundedMapSerializer(MapShape.PLAIN);
+            return new BoundedMapSerializer(MapShape.HASHED);
         }
         return null;
     }

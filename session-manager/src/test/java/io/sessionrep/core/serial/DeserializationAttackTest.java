@@ -133,6 +133,30 @@ class DeserializationAttackTest {
     }
 
     @Test
+    void hashFloodingWithCollidingListsIsRejectedBeforeTheSetIsBuilt() {
+        // 60,000 lists sharing one hash code: about 0.5 MB, minutes of equals calls when inserted
+        byte[] attack = HostileValues.hashFlood(60_000);
+        assertTrue(attack.length < 1024 * 1024, "within the default max-session-size: " + attack.length);
+        rejectedThenStillWorking(attack);
+        rejectedThenStillWorking(HostileValues.hashFlood(HashFlood.MAX_EQUAL_HASHES + 1));
+    }
+
+    @Test
+    void aHashSetWithTooManyCollidingElementsIsRefusedOnThePrimary() throws Exception {
+        Set<Object> colliding = new HashSet<>();
+        Map<Object, Object> collidingKeys = new HashMap<>();
+        for (int i = 0; i <= HashFlood.MAX_EQUAL_HASHES; i++) {
+            colliding.add(new ArrayList<>(List.of(i, -31 * i)));
+            collidingKeys.put(new ArrayList<>(List.of(i, -31 * i)), i);
+        }
+        UnsupportedValueException refused = assertThrows(UnsupportedValueException.class, () -> serializer.serialize(colliding));
+        assertEquals(ArrayList.class.getName(), refused.className());
+        assertThrows(UnsupportedValueException.class, () -> serializer.serialize(collidingKeys));
+        colliding.remove(new ArrayList<>(List.of(0, 0)));
+        assertEquals(colliding, serializer.deserialize(serializer.serialize(colliding)), "up to the bound it replicates");
+    }
+
+    @Test
     void aFailedReadInsideAGenericFieldDoesNotPoisonTheNextRead() throws Exception {
         // Kryo issue #1281: a read failing inside a generic field (List<String>, Map<String, Integer>)
         // leaves its generics stack behind; the pooled instance then decoded the next value wrong.

@@ -39,6 +39,29 @@ public final class HostileValues {
         return plainKryoBytes(serialDosSet(levels));
     }
 
+    /**
+     * A HashSet of {@code n} distinct lists [i, -31i] that all have the hash code 961: each insertion
+     * compares with the whole bucket (lists are not Comparable), n<sup>2</sup> equals calls in all. Written
+     * as a LinkedList by a stock Kryo without references (the format this project uses), then renamed.
+     */
+    public static byte[] hashFlood(int n) {
+        List<Object> lists = new java.util.LinkedList<>();
+        for (int i = 0; i < n; i++) {
+            lists.add(new ArrayList<>(List.of(i, -31 * i)));
+        }
+        Kryo kryo = new Kryo();
+        kryo.setRegistrationRequired(false);
+        kryo.setReferences(false);
+        Output output = new Output(256, -1);
+        kryo.writeClassAndObject(output, lists);
+        byte[] asList = output.toBytes();
+        Output renamed = new Output(asList.length, -1);
+        writeName(renamed, true, "java.util.HashSet");
+        int nameEnd = 2 + "java.util.LinkedList".length();
+        renamed.writeBytes(asList, nameEnd, asList.length - nameEnd);
+        return renamed.toBytes();
+    }
+
     /** A HashSet holding a list that contains itself: hashing it while the set is rebuilt never ends. */
     public static byte[] selfContainingSet() {
         List<Object> list = new ArrayList<>();
