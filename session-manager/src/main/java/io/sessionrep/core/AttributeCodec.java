@@ -3,16 +3,19 @@ package io.sessionrep.core;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.serial.ClassNotAllowedException;
 import io.sessionrep.core.serial.SessionSerializer;
+import io.sessionrep.core.serial.UnsupportedValueException;
 
-import java.io.IOException;
-import java.io.NotSerializableException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Serializes attribute values with the configured serializer and turns its failures into counted,
- * logged-once events: a value that cannot be written is reported by attribute name and class, once; a
- * received value naming a class outside the allowlist is refused and reported once per class.
+ * logged-once events. Writing: a value that cannot be written, or that the serializer refuses because a
+ * backup could not rebuild it exactly, is not replicated, counted ({@code attributes.not.serializable})
+ * and reported once per refused class, with the serializer's advice. Reading: a value naming a class
+ * outside the allowlist is refused and reported once per class; any other failure, whatever
+ * {@link Throwable} it is ({@link StackOverflowError} included), is counted as undecodable and logged
+ * once at WARNING (then at DEBUG: hostile traffic must not flood the log). Neither method ever throws.
  */
 final class AttributeCodec {
     private static final System.Logger LOG = System.getLogger(SessionReplicator.class.getName());
@@ -21,22 +24,24 @@ final class AttributeCodec {
     private final ReplicationMetrics metrics;
     private final Set<String> reportedUnserializable = ConcurrentHashMap.newKeySet();
     private final Set<String> reportedRejected = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean reportedUndecodable = new java.util.concurrent.atomic.AtomicBoolean();
 
     AttributeCodec(SessionSerializer serializer, ReplicationMetrics metrics) {
         this.serializer = serializer;
         this.metrics = metrics;
     }
 
-    /** The value's bytes, or null when it cannot be serialized (reported once per attribute name/class). */
+    /** The value's bytes, or null when it cannot be serialized (counted; reported once per refused class). */
     byte[] write(String sessionId, String name, Object value) {
         try {
             return serializer.serialize(value);
-        } catch (NotSerializableException | RuntimeException e) {
+        } catch (Throwable e) {
             metrics.notSerializable.increment();
-            if (reportedUnserializable.add(name + "\u0000" + value.getClass().getName())) {
+            String refused = e instanceof UnsupportedValueException u ? u.className() : value.getClass().getName();
+            if (reportedUnserializable.add(refused)) {
                 LOG.log(System.Logger.Level.WARNING, "session attribute '" + name + "' (" + value.getClass().getName()
-                        + ") cannot be serialized and is not replicated: " + e.getMessage()
-                        + " (session " + sessionId + "; reported once per attribute and class)");
+                        + ") is not replicated: " + e.getMessage() + " (session " + sessionId
+                        + "; reported once per class)");
             }
             return null;
         }
@@ -57,10 +62,12 @@ final class AttributeCodec {
                         + "; add its package to serialization-allowlist if it is yours; reported once per class)");
             }
             return null;
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
             metrics.rejectedUndecodable.increment();
-            LOG.log(System.Logger.Level.WARNING, "undecodable session attribute '" + name + "' from " + from
-                    + " (session " + sessionId + "): " + e.getMessage());
+            boolean first = reportedUndecodable.compareAndSet(false, true);
+            LOG.log(first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, "undecodable session attribute '"
+                    + name + "' from " + from + " (session " + sessionId + "): " + e.getMessage()
+                    + (first ? " (further ones are counted in " + ReplicationMetrics.REJECTED + " and logged at DEBUG)" : ""));
             return null;
         }
     }

@@ -8,6 +8,8 @@ import java.util.Set;
  * Which classes may be deserialized from the network. Built-in: the JDK value and collection types a
  * session commonly holds; added by configuration ({@code serialization-allowlist}): application package
  * prefixes ({@code com.example.}) and class names. Arrays are allowed when their component type is.
+ * The same list is checked on write, so a value naming a class outside it is refused on the primary.
+ * A JDK class listed here still needs an exact serializer to replicate ({@code ValueTypes}).
  */
 public final class ClassAllowlist {
 
@@ -25,14 +27,19 @@ public final class ClassAllowlist {
             "java.util.Collections$SingletonList", "java.util.Collections$SingletonMap",
             "java.util.Collections$SingletonSet", "java.util.Collections$UnmodifiableRandomAccessList",
             "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableMap",
-            "java.util.Collections$UnmodifiableSet", "java.util.Arrays$ArrayList",
+            "java.util.Collections$UnmodifiableSet", "java.util.Collections$UnmodifiableCollection",
+            "java.util.Collections$UnmodifiableSortedSet", "java.util.Collections$UnmodifiableNavigableSet",
+            "java.util.Collections$UnmodifiableNavigableSet$EmptyNavigableSet",
+            "java.util.Collections$UnmodifiableSortedMap", "java.util.Collections$UnmodifiableNavigableMap",
+            "java.util.Collections$UnmodifiableNavigableMap$EmptyNavigableMap", "java.util.Arrays$ArrayList",
             "java.util.ImmutableCollections$List12", "java.util.ImmutableCollections$ListN",
             "java.util.ImmutableCollections$Set12", "java.util.ImmutableCollections$SetN",
             "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN",
             "java.util.Date", "java.util.UUID", "java.util.Locale", "java.util.Currency",
             "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
             "java.util.concurrent.atomic.AtomicBoolean",
-            "java.sql.Date", "java.sql.Timestamp", "java.net.URI");
+            "java.util.Optional", "java.util.OptionalInt", "java.util.OptionalLong", "java.util.OptionalDouble",
+            "java.sql.Date", "java.sql.Time", "java.sql.Timestamp", "java.net.URI");
     private static final List<String> JDK_PACKAGES = List.of("java.time.");
 
     private final List<String> packagePrefixes;

@@ -15,7 +15,7 @@ import java.util.Set;
  * {@link MalformedMessageException}, never another exception.
  *
  * <pre>
- * header   : magic 0x53, version 1, type
+ * header   : magic 0x53, version 2, type
  * string   : u16 length, UTF-8 bytes           (ids, names; at most 4096 bytes)
  * bytes    : i32 length, bytes
  * UPDATE   : flags(1: full, 2: ack requested) id from to created accessed maxInactive(i32)
@@ -32,7 +32,11 @@ import java.util.Set;
  */
 public final class WireCodec {
     static final byte MAGIC = 0x53;
-    static final byte VERSION = 1;
+    /**
+     * 2: attribute values are Kryo without references (KryoSessionSerializer); version-1 values would
+     * decode wrong without an error, so a node speaking 1 is refused as malformed.
+     */
+    static final byte VERSION = 2;
     static final int MAX_STRING = 4096;
 
     private static final byte UPDATE = 1;
@@ -439,7 +443,12 @@ public final class WireCodec {
                 throw new MalformedMessageException("string too long: " + len);
             }
             need(len);
-            String s = new String(buf, pos, len, StandardCharsets.UTF_8);
+            String s;
+            try { // strict: malformed UTF-8 would decode to U+FFFD, so two byte strings could name one session
+                s = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(buf, pos, len)).toString();
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new MalformedMessageException("string is not valid UTF-8");
+            }
             pos += len;
             return s;
         }

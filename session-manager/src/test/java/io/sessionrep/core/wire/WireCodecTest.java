@@ -70,9 +70,11 @@ class WireCodecTest {
     void unknownVersionAndTruncationAreRejected() {
         byte[] good = WireCodec.encode(new Message.Update(DELTA, false));
         byte[] otherVersion = good.clone();
-        otherVersion[1] = 2;
+        otherVersion[1] = 3;
         MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
-        assertTrue(e.getMessage().contains("version 2"));
+        assertTrue(e.getMessage().contains("version 3"));
+        otherVersion[1] = 1; // before values lost Kryo references: their bytes would decode wrong
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
         for (int len = 0; len < good.length; len++) {
             byte[] truncated = java.util.Arrays.copyOf(good, len);
             assertThrows(MalformedMessageException.class, () -> WireCodec.decode(truncated));
@@ -95,7 +97,7 @@ class WireCodecTest {
     @Test
     void hugeDeclaredLengthsDoNotAllocate() {
         // an update claiming 2^31-1 attributes in a 40-byte message
-        byte[] hostile = {0x53, 1, 1, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+        byte[] hostile = {0x53, WireCodec.VERSION, 1, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hostile));
     }
@@ -119,7 +121,7 @@ class WireCodecTest {
                 random.nextBytes(input);
                 if (input.length > 2) {
                     input[0] = 0x53;
-                    input[1] = 1;
+                    input[1] = WireCodec.VERSION;
                 }
             } else {
                 input = valid.clone();
@@ -135,5 +137,14 @@ class WireCodecTest {
             }
         }
         assertTrue(decoded > 0, "some mutations stay valid, so the fuzzer reaches deep paths");
+    }
+
+    @Test
+    void malformedUtf8InAnIdIsRefusedRatherThanReplaced() throws Exception {
+        byte[] valid = WireCodec.encode(new Message.Invalidate("seed"));
+        assertEquals("seed", ((Message.Invalidate) WireCodec.decode(valid)).sessionId());
+        byte[] malformed = valid.clone();
+        malformed[malformed.length - 1] = (byte) 0xD3; // a lead byte without its continuation (found by Jazzer)
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(malformed));
     }
 }
