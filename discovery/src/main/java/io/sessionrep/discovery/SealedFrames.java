@@ -2,7 +2,9 @@ package io.sessionrep.discovery;
 
 import io.sessionrep.discovery.FrameSealer.RefusedFrame;
 import io.sessionrep.discovery.FrameSealer.Refusal;
+import org.jgroups.Address;
 import org.jgroups.BytesMessage;
+import org.jgroups.PhysicalAddress;
 import org.jgroups.Message;
 import org.jgroups.annotations.ManagedAttribute;
 import org.jgroups.stack.Protocol;
@@ -112,7 +114,7 @@ public class SealedFrames extends Protocol {
             }
             byte[] plain = sealer.open(msg.getArray(), msg.getOffset(), msg.getLength());
             Message inner = Util.messageFromBuffer(plain, 0, plain.length);
-            if (inner.getDest() != null && local_addr != null && !inner.getDest().equals(local_addr)) {
+            if (!addressedToThisNode(inner.getDest())) {
                 misdirected.increment();
                 warn("dropped a frame sealed for " + inner.getDest() + " that came from " + msg.getSrc());
                 return null;
@@ -128,6 +130,21 @@ public class SealedFrames extends Protocol {
             warn("dropped an authentic frame from " + msg.getSrc() + " that is not a message: " + e);
         }
         return null;
+    }
+
+    /**
+     * Whether a sealed destination is this node: a multicast (null), this node's address, or its physical
+     * address (discovery sends to the physical addresses of peers).
+     */
+    private boolean addressedToThisNode(Address dest) {
+        if (dest == null || local_addr == null || dest.equals(local_addr)) {
+            return true;
+        }
+        if (dest instanceof PhysicalAddress) {
+            PhysicalAddress own = getTransport().getPhysicalAddressFromCache(local_addr);
+            return own == null || own.equals(dest);
+        }
+        return false;
     }
 
     private void warn(String message) {
