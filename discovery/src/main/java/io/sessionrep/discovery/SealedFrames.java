@@ -49,8 +49,21 @@ public class SealedFrames extends Protocol {
     }
 
     /** Frames dropped for {@code reason} since start. */
-    public long refused(Refusal reason) {
+    long refused(Refusal reason) {
         return refused.get(reason).sum();
+    }
+
+    /**
+     * Frames dropped since start by reason: {@code malformed}, {@code stale}, {@code replayed},
+     * {@code not-authentic} and {@code misdirected} (authentic, but sealed for another member).
+     */
+    public Map<String, Long> refusedByReason() {
+        Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        for (Refusal r : Refusal.values()) {
+            counts.put(r.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), refused(r));
+        }
+        counts.put("misdirected", misdirected.sum());
+        return counts;
     }
 
     /** Frames dropped for any reason since start, including those sealed for another member. */
