@@ -13,8 +13,11 @@ import org.jgroups.util.FastArray;
 import org.jgroups.util.MessageBatch;
 import org.jgroups.util.Util;
 
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -107,17 +110,31 @@ public class SealedFrames extends Protocol {
     public void up(MessageBatch batch) {
         @SuppressWarnings("unchecked")
         FastArray<Message>.FastIterator it = (FastArray<Message>.FastIterator) batch.iterator();
+        List<Message> apart = null;
         while (it.hasNext()) {
             Message opened = open(it.next());
             if (opened == null) {
                 it.remove();
-            } else {
+            } else if (fitsBatch(opened, batch)) {
                 it.replace(opened);
+            } else {
+                // the envelope claimed another sender or destination kind than the sealed message: the
+                // protocols above trust the batch's, so this one goes up on its own with its sealed ones
+                it.remove();
+                apart = apart == null ? new ArrayList<>() : apart;
+                apart.add(opened);
             }
         }
         if (!batch.isEmpty()) {
             up_prot.up(batch);
         }
+        if (apart != null) {
+            apart.forEach(up_prot::up);
+        }
+    }
+
+    private static boolean fitsBatch(Message opened, MessageBatch batch) {
+        return Objects.equals(opened.getSrc(), batch.sender()) && (opened.getDest() == null) == batch.isMulticast();
     }
 
     private Message open(Message msg) {
