@@ -893,8 +893,8 @@ public final class ReplicationConfig {
             if (jgroupsConfig != null && clusterKey != null) {
                 throw new ConfigException(CLUSTER_KEY.key(), "is set, but jgroups-config (" + quote(jgroupsConfig)
                         + ") replaces the generated JGroups stack, where cluster-key adds encryption; expected"
-                        + " cluster-key without jgroups-config, or jgroups-config alone with SYM_ENCRYPT or"
-                        + " ASYM_ENCRYPT inside the XML file");
+                        + " cluster-key without jgroups-config, or jgroups-config alone with TLS on its TCP"
+                        + " transport inside the XML file");
             }
             if (jgroupsConfig != null) {
                 for (ConfigOption o : STACK_OPTIONS) {
