@@ -18,6 +18,8 @@ import java.util.function.Predicate;
  */
 final class WireTap extends Protocol {
     final List<Message> captured = new CopyOnWriteArrayList<>();
+    /** The payload lengths of the messages the transport passed up. */
+    final List<Integer> receivedLengths = new CopyOnWriteArrayList<>();
     private volatile Predicate<Message> holdBack = m -> false;
 
     /** Inserts a tap into the channel of {@code transport}. */
@@ -41,6 +43,18 @@ final class WireTap extends Protocol {
     /** Sends {@code frame} as it is through the transport. */
     void inject(Message frame) {
         down_prot.down(frame);
+    }
+
+    @Override
+    public Object up(Message msg) {
+        receivedLengths.add(msg.getLength());
+        return up_prot.up(msg);
+    }
+
+    @Override
+    public void up(org.jgroups.util.MessageBatch batch) {
+        batch.forEach(m -> receivedLengths.add(m.getLength()));
+        up_prot.up(batch);
     }
 
     @Override
