@@ -93,11 +93,18 @@ public final class JGroupsStacks {
         return new JChannel(build(config));
     }
 
-    /** One line for the start-up log: which stack and discovery this node uses. */
+    /** One line for the start-up log: which stack and discovery this node uses, and how it is protected. */
     public static String describe(ReplicationConfig config) {
         if (config.jgroupsConfig() != null) {
             return "the JGroups stack of jgroups-config " + config.jgroupsConfig();
         }
+        String protection = config.clusterKey() != null && config.tlsEnabled() ? ", sealed by cluster-key, mutual TLS"
+                : config.clusterKey() != null ? ", sealed by cluster-key"
+                : config.tlsEnabled() ? ", mutual TLS" : "";
+        return describeDiscovery(config) + protection;
+    }
+
+    private static String describeDiscovery(ReplicationConfig config) {
         String group = config.multicastAddress() + ":" + config.multicastPort();
         return switch (config.discovery()) {
             case STATIC -> "static discovery (TCP, TCPPING peers " + (config.peers().isEmpty() ? "(none)"

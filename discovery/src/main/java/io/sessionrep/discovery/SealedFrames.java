@@ -15,7 +15,9 @@ import org.jgroups.util.Util;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -61,9 +63,9 @@ public class SealedFrames extends Protocol {
      * {@code not-authentic} and {@code misdirected} (authentic, but sealed for another member).
      */
     public Map<String, Long> refusedByReason() {
-        Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        Map<String, Long> counts = new LinkedHashMap<>();
         for (Refusal r : Refusal.values()) {
-            counts.put(r.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), refused(r));
+            counts.put(r.name().toLowerCase(Locale.ROOT).replace('_', '-'), refused(r));
         }
         counts.put("misdirected", misdirected.sum());
         return counts;

@@ -64,6 +64,14 @@ class ClusterSecurityTest {
     }
 
     @Test
+    void theStartUpLineSaysHowTheTrafficIsProtected() {
+        assertTrue(JGroupsStacks.describe(on("127.0.0.1").clusterKey(KEY).build()).endsWith(", sealed by cluster-key"));
+        assertTrue(JGroupsStacks.describe(on("127.0.0.1").tlsKeystore("/k.p12").tlsKeystorePassword("p")
+                .tlsTruststore("/t.p12").tlsTruststorePassword("p").build()).endsWith(", mutual TLS"));
+        assertTrue(JGroupsStacks.describe(on("127.0.0.1").build()).endsWith(")"));
+    }
+
+    @Test
     void theTransportRefusesFramesLongerThanTheSessionSizeBoundPlusHeadroom() {
         TCP defaults = (TCP) JGroupsStacks.build(on("127.0.0.1").build()).get(0);
         assertEquals(2 * 1024 * 1024, defaults.getMaxLength(), "1MiB max-session-size + 1MiB headroom");
