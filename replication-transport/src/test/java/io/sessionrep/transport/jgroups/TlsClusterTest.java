@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Mutual TLS between nodes over real JGroups channels on 127.0.0.1: a cluster of nodes with trusted
- * certificates forms, replicates sessions and fails over; a node whose certificate the others do not
- * trust cannot join, and hears nothing.
+ * certificates forms, replicates sessions and fails over (also with cluster-key on top); a node whose
+ * certificate the others do not trust cannot join, and hears nothing.
  */
 @Timeout(120)
 class TlsClusterTest {
@@ -89,6 +89,22 @@ class TlsClusterTest {
         } finally {
             replicators.forEach(SessionReplicator::close);
             nodes.close();
+        }
+    }
+
+    @Test
+    void tlsAndClusterKeyTogetherFormAndDeliver() throws Exception {
+        try (TestNodes nodes = new TestNodes()) {
+            int[] ports = TestNodes.freePorts(2);
+            RecordingReceiver onB = new RecordingReceiver();
+            String key = "the-shared-secret-of-this-cluster";
+            JGroupsTransport a = nodes.start(withTls(nodes.staticNode("a", ports[0], ports[1]),
+                    dir.resolve("a.p12"), trust).clusterKey(key).build(), new RecordingReceiver());
+            JGroupsTransport b = nodes.start(withTls(nodes.staticNode("b", ports[1], ports[0]),
+                    dir.resolve("b.p12"), trust).clusterKey(key).build(), onB);
+            await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+            a.send(b.localMember(), "both".getBytes(StandardCharsets.UTF_8));
+            await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 1);
         }
     }
 
