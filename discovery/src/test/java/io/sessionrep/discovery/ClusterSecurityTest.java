@@ -64,6 +64,22 @@ class ClusterSecurityTest {
     }
 
     @Test
+    void theFailureDetectionPortCapsFramesAndKeepsFdSock2sWireIdentity() throws Exception {
+        try (org.jgroups.JChannel channel = new org.jgroups.JChannel(JGroupsStacks.build(on("127.0.0.1").build()))) {
+            BoundedFdSock2 fd = (BoundedFdSock2) channel.getProtocolStack().findProtocol(BoundedFdSock2.class);
+            assertEquals(org.jgroups.conf.ClassConfigurator.getProtocolId(org.jgroups.protocols.FD_SOCK2.class),
+                    fd.getId(), "talks to plain FD_SOCK2");
+            org.jgroups.blocks.cs.NioServer server = fd.createServer(new int[] {0});
+            try {
+                assertEquals(BoundedFdSock2.MAX_FRAME_LENGTH, server.getMaxLength(),
+                        "a frame over 64 KiB closes the connection");
+            } finally {
+                server.stop();
+            }
+        }
+    }
+
+    @Test
     void theStartUpLineSaysHowTheTrafficIsProtected() {
         assertTrue(JGroupsStacks.describe(on("127.0.0.1").clusterKey(KEY).build()).endsWith(", sealed by cluster-key"));
         assertTrue(JGroupsStacks.describe(on("127.0.0.1").tlsKeystore("/k.p12").tlsKeystorePassword("p")
