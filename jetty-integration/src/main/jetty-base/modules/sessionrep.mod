@@ -88,8 +88,29 @@ etc/sessionrep.xml
 ## max-session-size: Larger sessions are not replicated (warned once per session). Default 1MiB.
 # sessionrep.max-session-size=1MiB
 
-## cluster-key: Shared secret (at least 16 characters, or file:/path): encrypts replication traffic and keeps nodes without it out.
+## cluster-key: Shared secret (at least 16 characters, or file:/path): encrypts and authenticates all traffic between nodes; nodes without it cannot join.
 # sessionrep.cluster-key=
+
+## tls-keystore: This node's key store (private key + certificate) for mutual TLS between nodes; needs tls-truststore.
+# sessionrep.tls-keystore=/etc/sessionrep/node.p12
+
+## tls-keystore-password: Password of tls-keystore, or file:/path.
+# sessionrep.tls-keystore-password=
+
+## tls-keystore-type: pkcs12 or jks. Default pkcs12.
+# sessionrep.tls-keystore-type=pkcs12
+
+## tls-truststore: Certificates (or the CA) of the peers this node accepts.
+# sessionrep.tls-truststore=/etc/sessionrep/trust.p12
+
+## tls-truststore-password: Password of tls-truststore, or file:/path.
+# sessionrep.tls-truststore-password=
+
+## tls-truststore-type: pkcs12 or jks. Default pkcs12.
+# sessionrep.tls-truststore-type=pkcs12
+
+## insecure-cluster: true lets a node on a non-loopback bind-address start without cluster-key or TLS (anyone reaching the port can read and forge sessions). Default false.
+# sessionrep.insecure-cluster=false
 
 ## serialization-allowlist: Application classes that may be deserialized: package prefixes ending in '.' or class names. Default empty.
 # sessionrep.serialization-allowlist=com.example.shop.

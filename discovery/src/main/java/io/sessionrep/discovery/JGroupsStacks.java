@@ -71,6 +71,10 @@ public final class JGroupsStacks {
     static final int SOCKET_CONNECT_TIMEOUT_MS = 1_000;
     /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
     static final int FILE_MAX_JOIN_ATTEMPTS = 3;
+    /** The part of {@code max-session-size} that counts towards the frame-length cap: 8 MiB. */
+    static final long FRAME_LIMIT_SESSION_PART = 8L * 1024 * 1024;
+    /** Headroom of the frame-length cap above the session part: 1 MiB. */
+    static final long FRAME_LIMIT_HEADROOM = 1024L * 1024;
 
     private JGroupsStacks() {
     }
@@ -89,11 +93,18 @@ public final class JGroupsStacks {
         return new JChannel(build(config));
     }
 
-    /** One line for the start-up log: which stack and discovery this node uses. */
+    /** One line for the start-up log: which stack and discovery this node uses, and how it is protected. */
     public static String describe(ReplicationConfig config) {
         if (config.jgroupsConfig() != null) {
             return "the JGroups stack of jgroups-config " + config.jgroupsConfig();
         }
+        String protection = config.clusterKey() != null && config.tlsEnabled() ? ", sealed by cluster-key, mutual TLS"
+                : config.clusterKey() != null ? ", sealed by cluster-key"
+                : config.tlsEnabled() ? ", mutual TLS" : "";
+        return describeDiscovery(config) + protection;
+    }
+
+    private static String describeDiscovery(ReplicationConfig config) {
         String group = config.multicastAddress() + ":" + config.multicastPort();
         return switch (config.discovery()) {
             case STATIC -> "static discovery (TCP, TCPPING peers " + (config.peers().isEmpty() ? "(none)"
@@ -115,17 +126,28 @@ public final class JGroupsStacks {
      *                                  {@link #channel}
      */
     public static List<Protocol> build(ReplicationConfig config) {
+        if (config.jgroupsConfig() == null) {
+            ClusterSecurity.check(config, NetworkOptions.bindAddress(config));
+        }
         List<Protocol> stack = buildPlain(config);
         if (config.clusterKey() != null) {
-            // encrypt everything from reliable delivery up (replication, joins, views, acks); discovery and
-            // failure-detection pings below stay plain
-            int nakack = 0;
-            while (!(stack.get(nakack) instanceof org.jgroups.protocols.pbcast.NAKACK2)) {
-                nakack++;
-            }
-            stack.add(nakack, ClusterKeyEncryption.protocol(config.clusterKey(), config.clusterName()));
+            // directly above the transport: every message of the stack is sealed, discovery, failure
+            // detection and membership included (see ClusterKeyEncryption)
+            stack.add(1, ClusterKeyEncryption.protocol(config.clusterKey(), config.clusterName()));
         }
         return stack;
+    }
+
+    /**
+     * TCP's {@code max_length}: the longest frame a peer may announce; a longer one closes its connection
+     * before anything is allocated. FRAG4 cuts messages into {@value UpperProtocols#FRAG_SIZE}-byte
+     * fragments and the bundler sends at most about 64 KB per frame, so real frames stay far below this;
+     * only membership messages (views, digests) are not fragmented, and they grow with the number of members.
+     * The bound is {@code max-session-size} (at most {@value #FRAME_LIMIT_SESSION_PART} bytes of it) plus
+     * {@value #FRAME_LIMIT_HEADROOM} bytes of headroom: 2 MiB with the default {@code max-session-size}.
+     */
+    static int maxFrameLength(ReplicationConfig config) {
+        return (int) (Math.min(config.maxSessionSize(), FRAME_LIMIT_SESSION_PART) + FRAME_LIMIT_HEADROOM);
     }
 
     private static List<Protocol> buildPlain(ReplicationConfig config) {
@@ -150,11 +172,15 @@ public final class JGroupsStacks {
                 .setInitialHosts(NetworkOptions.peers(config))
                 .setPortRange(0)
                 .returnEntireCache(true);
-        return assemble(tcp(bindAddress, NetworkOptions.bindPort(config)), discovery, bindAddress, false);
+        return assemble(tcp(config, bindAddress), discovery, bindAddress, false);
     }
 
     private static List<Protocol> multicastStack(ReplicationConfig config) {
         InetAddress bindAddress = NetworkOptions.bindAddress(config);
+        if (config.tlsEnabled()) {
+            throw new ConfigException("tls-keystore", "is set, but discovery=multicast sends everything by UDP,"
+                    + " which TLS cannot carry; expected discovery=static or dynamic, or cluster-key instead");
+        }
         UDP udp = new UDP()
                 .setMulticastAddress(NetworkOptions.multicastAddress(config))
                 .setMulticastPort(NetworkOptions.multicastPort(config));
@@ -179,8 +205,7 @@ public final class JGroupsStacks {
                     .dnsQuery(String.join(",", config.dnsQuery()))
                     .dnsRecordType(config.dnsRecordType().optionValue());
         };
-        List<Protocol> stack = assemble(tcp(bindAddress, NetworkOptions.bindPort(config)), discovery, bindAddress,
-                false);
+        List<Protocol> stack = assemble(tcp(config, bindAddress), discovery, bindAddress, false);
         if (discovery instanceof FILE_PING) {
             // the directory may still list a coordinator that was killed (every node of the cluster killed
             // at once): give up on it after a few JOIN attempts (about 5 s) and found the cluster anew, rather
@@ -210,9 +235,17 @@ public final class JGroupsStacks {
         return dir;
     }
 
-    /** TCP where an unreachable peer holds up only its own connection: see {@link IsolatingTcp}. */
-    private static TCP tcp(InetAddress bindAddress, int bindPort) {
+    /**
+     * TCP where an unreachable peer holds up only its own connection (see {@link IsolatingTcp}), frames
+     * capped at {@link #maxFrameLength}, with TLS when {@code tls-keystore} is set ({@link TlsTransport}).
+     */
+    private static TCP tcp(ReplicationConfig config, InetAddress bindAddress) {
+        int bindPort = NetworkOptions.bindPort(config);
         TCP tcp = new IsolatingTcp();
+        tcp.setMaxLength(maxFrameLength(config));
+        if (config.tlsEnabled()) {
+            TlsTransport.enable(tcp, config);
+        }
         tcp.setBindAddress(bindAddress);
         if (bindPort == 0) {
             tcp.setBindPort(AUTO_PORT_START);

@@ -1,7 +1,6 @@
 package io.sessionrep.discovery;
 
 import org.jgroups.protocols.FD_ALL3;
-import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
@@ -23,7 +22,7 @@ import java.util.List;
  *                 the same time, or a healed partition) find each other and merge within seconds
  * FD_SOCK2        bind_addr = bind-address, ports transport port + 100 .. +103: a TCP connection to the
  *                 next member in the view; a process that dies (even kill -9) closes it and is
- *                 suspected at once
+ *                 suspected at once; frames capped at 64 KiB ({@link BoundedFdSock2})
  * FD_ALL3         interval 2s, timeout 8s: heartbeats catch a member that hangs with its sockets open
  * VERIFY_SUSPECT2 timeout 1s: a suspect is removed only if it does not answer within 1s
  * NAKACK2         reliable, ordered broadcasts (view installation, group messages); no multicast
@@ -72,7 +71,7 @@ final class UpperProtocols {
     static List<Protocol> create(InetAddress bindAddress, boolean multicasting) {
         return List.of(
                 new MERGE3().setMinInterval(MERGE_MIN_INTERVAL_MS).setMaxInterval(MERGE_MAX_INTERVAL_MS),
-                new FD_SOCK2().setBindAddress(bindAddress).setOffset(FD_SOCK_PORT_OFFSET),
+                new BoundedFdSock2().setBindAddress(bindAddress).setOffset(FD_SOCK_PORT_OFFSET),
                 new FD_ALL3().setInterval(HEARTBEAT_INTERVAL_MS).setTimeout(HEARTBEAT_TIMEOUT_MS),
                 new VERIFY_SUSPECT2().setTimeout(VERIFY_SUSPECT_TIMEOUT_MS),
                 new NAKACK2().useMcastXmit(multicasting),

@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class JGroupsStacksTest {
 
-    private static final List<Class<?>> UPPER = List.of(MERGE3.class, FD_SOCK2.class, FD_ALL3.class,
+    private static final List<Class<?>> UPPER = List.of(MERGE3.class, BoundedFdSock2.class, FD_ALL3.class,
             VERIFY_SUSPECT2.class, NAKACK2.class, UNICAST3.class, STABLE.class, GMS.class, UFC.class, MFC.class,
             FRAG4.class);
 

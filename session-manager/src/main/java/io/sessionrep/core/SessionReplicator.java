@@ -96,10 +96,12 @@ public final class SessionReplicator implements AutoCloseable {
         for (String warning : config.notYetActive()) {
             LOG.log(System.Logger.Level.WARNING, warning);
         }
-        if (config.clusterKey() == null && config.jgroupsConfig() == null && config.writeQuota() > 0) {
-            LOG.log(System.Logger.Level.WARNING, "replication traffic of node " + config.nodeName() + " is NOT"
-                    + " encrypted and any host that reaches bind-address can join cluster '" + config.clusterName()
-                    + "': set cluster-key (a shared secret) unless the replication network is private");
+        if (config.clusterKey() == null && !config.tlsEnabled() && config.jgroupsConfig() == null) {
+            LOG.log(System.Logger.Level.WARNING, "replication traffic of node " + config.nodeName() + " is neither"
+                    + " encrypted nor authenticated: anyone who reaches bind-address " + config.bindAddress()
+                    + " can join cluster '" + config.clusterName() + "' and read and forge sessions; set cluster-key"
+                    + " (a shared secret) or tls-keystore and tls-truststore"
+                    + (config.insecureCluster() ? " (insecure-cluster=true accepts this risk)" : ""));
         }
         try {
             transport.start(replicator.incoming);

@@ -335,7 +335,7 @@ public abstract class SessionReplicatorContract {
     void malformedMessagesAreCountedAndTheNodeKeepsWorking() {
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
-        transports.get("a").send(member(a, "b"), new byte[] {0x53, 1, 1, 0, 0, 0, 9});
+        transports.get("a").send(member(a, "b"), new byte[] {0x53, 2, 1, 0, 0, 0, 9});
         transports.get("a").send(member(a, "b"), new byte[] {1, 2, 3});
         settle(a, b);
         assertEquals(2, counter(ReplicationMetrics.REJECTED, "b"));

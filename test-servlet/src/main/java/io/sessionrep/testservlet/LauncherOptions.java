@@ -140,6 +140,14 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                                              then no discovery, bind-*, peers, multicast-*, dns-* options
                   --max-session-size=BYTES   larger sessions are not replicated (default 1MiB)
                   --cluster-key=SECRET       encrypt and authenticate replication traffic
+                  --tls-keystore=FILE        mutual TLS between nodes: this node's key store
+                  --tls-keystore-password=P  its password, or file:/path
+                  --tls-keystore-type=T      pkcs12 | jks (default pkcs12)
+                  --tls-truststore=FILE      the certificates (or CA) of accepted peers
+                  --tls-truststore-password=P  its password, or file:/path
+                  --tls-truststore-type=T    pkcs12 | jks (default pkcs12)
+                  --insecure-cluster=B       true: start on a non-loopback bind-address without
+                                             cluster-key or TLS (default false)
                   --serialization-allowlist=P[,P...]  application packages/classes allowed in sessions
                   --async-queue-entries=N    bound of the async sender's queue (default 10000)
                   --async-queue-bytes=BYTES  bound of the async sender's queue (default 64MiB)

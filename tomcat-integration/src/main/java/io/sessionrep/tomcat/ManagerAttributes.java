@@ -83,7 +83,7 @@ final class ManagerAttributes {
             String attribute = attributeName(option);
             String value = options.get(option);
             throw new IllegalArgumentException("Manager attribute " + attribute
-                    + (value == null ? "" : "=\"" + (option.equals("cluster-key") ? "****" : value) + "\"")
+                    + (value == null ? "" : "=\"" + (option.equals("cluster-key") || option.endsWith("-password") ? "****" : value) + "\"")
                     + " (option " + option + "): " + detail, e);
         }
     }

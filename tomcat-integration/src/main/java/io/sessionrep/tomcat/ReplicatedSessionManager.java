@@ -110,6 +110,13 @@ public class ReplicatedSessionManager extends ManagerBase {
     public void setJgroupsConfig(String v) { attributes.set("jgroups-config", v); }
     public void setMaxSessionSize(String v) { attributes.set("max-session-size", v); }
     public void setClusterKey(String v) { attributes.set("cluster-key", v); }
+    public void setTlsKeystore(String v) { attributes.set("tls-keystore", v); }
+    public void setTlsKeystorePassword(String v) { attributes.set("tls-keystore-password", v); }
+    public void setTlsKeystoreType(String v) { attributes.set("tls-keystore-type", v); }
+    public void setTlsTruststore(String v) { attributes.set("tls-truststore", v); }
+    public void setTlsTruststorePassword(String v) { attributes.set("tls-truststore-password", v); }
+    public void setTlsTruststoreType(String v) { attributes.set("tls-truststore-type", v); }
+    public void setInsecureCluster(String v) { attributes.set("insecure-cluster", v); }
     public void setSerializationAllowlist(String v) { attributes.set("serialization-allowlist", v); }
     public void setAsyncQueueEntries(String v) { attributes.set("async-queue-entries", v); }
     public void setAsyncQueueBytes(String v) { attributes.set("async-queue-bytes", v); }

@@ -165,7 +165,9 @@ final class Catalog {
                 "--http-host=" + httpHost, "--http-port=" + httpPort, "--net-delay=" + delay,
                 "--node-name=" + name, "--machine-id=" + machine, "--cluster-name=" + cluster, "--discovery=static",
                 "--bind-address=" + bindAddress, "--bind-port=" + bindPort, "--peers=" + peers,
-                "--replication-mode=async", "--write-quota=1"));
+                "--replication-mode=async", "--write-quota=1",
+                // measurements of plain replication; the namespaces' veth addresses are not loopback
+                "--insecure-cluster=true"));
         return c;
     }
 

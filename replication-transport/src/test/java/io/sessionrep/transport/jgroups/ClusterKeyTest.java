@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * cluster-key over real JGroups channels: nodes with the key form a cluster and exchange messages; what
- * goes on the wire contains no plaintext; a node with another key can neither join nor be heard.
+ * goes on the wire contains no plaintext; a node with another key, or none, can neither join nor be heard.
+ * Attacks on captured frames: {@link ClusterKeyAttackTest}.
  */
 @Timeout(120)
 class ClusterKeyTest {
@@ -65,6 +66,24 @@ class ClusterKeyTest {
             Thread.sleep(500);
             assertEquals(2, onB.messages.size(), "nothing from the intruder was delivered");
             assertTrue(onIntruder.messages.isEmpty(), "the intruder heard nothing");
+        }
+    }
+
+    @Test
+    void aNodeWithoutAnyKeyCannotJoinNorInject() throws Exception {
+        try (TestNodes nodes = new TestNodes()) {
+            int[] ports = TestNodes.freePorts(3);
+            RecordingReceiver onB = new RecordingReceiver();
+            RecordingReceiver onPlain = new RecordingReceiver();
+            JGroupsTransport a = nodes.start(withKey(nodes.staticNode("a", ports[0], ports[1]), KEY), new RecordingReceiver());
+            JGroupsTransport b = nodes.start(withKey(nodes.staticNode("b", ports[1], ports[0]), KEY), onB);
+            await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+            JGroupsTransport plain = nodes.start(nodes.staticNode("plain", ports[2], ports[0], ports[1]), onPlain);
+            await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(13))
+                    .until(() -> a.members().size() == 2 && plain.members().size() == 1);
+            plain.broadcast("injected".getBytes(StandardCharsets.UTF_8));
+            Thread.sleep(1_000);
+            assertTrue(onB.messages.isEmpty(), "nothing from the node without a key was delivered");
         }
     }
 

@@ -52,6 +52,32 @@ class DiscoveryModesTest {
     }
 
     @Test
+    void multicastAndDynamicStacksFormAndDeliverWithClusterKey() {
+        assumeLoopbackMulticast();
+        for (DiscoveryMode mode : List.of(DiscoveryMode.MULTICAST, DiscoveryMode.DYNAMIC)) {
+            TestNodes cluster = new TestNodes();
+            try {
+                RecordingReceiver onB = new RecordingReceiver();
+                JGroupsTransport a = cluster.start(withKey(multicastNode("a", mode, cluster.clusterName)),
+                        new RecordingReceiver());
+                JGroupsTransport b = cluster.start(withKey(multicastNode("b", mode, cluster.clusterName)), onB);
+                await().atMost(VIEW_WAIT).until(() -> a.members().size() == 2 && b.members().size() == 2);
+                a.broadcast("sealed".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                await().atMost(VIEW_WAIT).until(() -> onB.messages.size() == 1);
+            } finally {
+                cluster.close();
+            }
+        }
+    }
+
+    private static ReplicationConfig withKey(ReplicationConfig config) {
+        return ReplicationConfig.builder().nodeName(config.nodeName()).machineId(config.machineId())
+                .clusterName(config.clusterName()).discovery(config.discovery()).bindAddress(config.bindAddress())
+                .bindPort(0).multicastAddress(config.multicastAddress()).multicastPort(config.multicastPort())
+                .clusterKey("the-shared-secret-of-this-cluster").build();
+    }
+
+    @Test
     void staticClustersWithDifferentNamesNeverSeeEachOtherEvenWhenPeersPointAcross() throws Exception {
         int[] ports = TestNodes.freePorts(4);
         TestNodes other = new TestNodes();

@@ -25,6 +25,13 @@ import static io.sessionrep.core.config.ConfigOption.REPLICATION_TRIGGER;
 import static io.sessionrep.core.config.ConfigOption.SERIALIZATION_ALLOWLIST;
 import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.OWNERSHIP_TIMEOUT;
+import static io.sessionrep.core.config.ConfigOption.INSECURE_CLUSTER;
+import static io.sessionrep.core.config.ConfigOption.TLS_KEYSTORE;
+import static io.sessionrep.core.config.ConfigOption.TLS_KEYSTORE_PASSWORD;
+import static io.sessionrep.core.config.ConfigOption.TLS_KEYSTORE_TYPE;
+import static io.sessionrep.core.config.ConfigOption.TLS_TRUSTSTORE;
+import static io.sessionrep.core.config.ConfigOption.TLS_TRUSTSTORE_PASSWORD;
+import static io.sessionrep.core.config.ConfigOption.TLS_TRUSTSTORE_TYPE;
 import static io.sessionrep.core.config.ConfigOption.WRITE_QUOTA;
 import static io.sessionrep.core.config.OptionParsers.GIB;
 import static io.sessionrep.core.config.OptionParsers.KIB;
@@ -104,6 +111,13 @@ public final class ReplicationConfig {
     private final String jgroupsConfig;
     private final long maxSessionSize;
     private final String clusterKey;
+    private final String tlsKeystore;
+    private final String tlsKeystorePassword;
+    private final String tlsKeystoreType;
+    private final String tlsTruststore;
+    private final String tlsTruststorePassword;
+    private final String tlsTruststoreType;
+    private final boolean insecureCluster;
     private final List<String> serializationAllowlist;
     private final int asyncQueueEntries;
     private final long asyncQueueBytes;
@@ -133,6 +147,13 @@ public final class ReplicationConfig {
         this.jgroupsConfig = b.jgroupsConfig;
         this.maxSessionSize = b.maxSessionSize;
         this.clusterKey = b.clusterKey;
+        this.tlsKeystore = b.tlsKeystore;
+        this.tlsKeystorePassword = b.tlsKeystorePassword;
+        this.tlsKeystoreType = b.tlsKeystoreType;
+        this.tlsTruststore = b.tlsTruststore;
+        this.tlsTruststorePassword = b.tlsTruststorePassword;
+        this.tlsTruststoreType = b.tlsTruststoreType;
+        this.insecureCluster = b.insecureCluster;
         this.serializationAllowlist = List.copyOf(b.serializationAllowlist);
         this.asyncQueueEntries = b.asyncQueueEntries;
         this.asyncQueueBytes = b.asyncQueueBytes;
@@ -287,11 +308,51 @@ public final class ReplicationConfig {
     public long maxSessionSize() { return maxSessionSize; }
 
     /**
-     * {@code cluster-key}: always null in this version. Encryption of replication traffic is not
-     * implemented yet, so a configured key stops start-up with a {@link ConfigException} rather than
-     * pretending the traffic is protected.
+     * {@code cluster-key}: the shared secret of the cluster, or null. Every frame between nodes is then
+     * encrypted and authenticated (AES-256-GCM with a key derived from the secret) and accepted once and only
+     * while fresh; a node without the secret can neither join, read, inject nor replay. The README's security
+     * section lists what stays plain. Never logged.
      */
     public String clusterKey() { return clusterKey; }
+
+    /**
+     * {@code tls-keystore}: path of this node's key store (its private key and certificate) for TLS between
+     * nodes, or null (no TLS). With it, the TCP transport speaks TLS and requires a certificate from every
+     * peer (mutual authentication) that {@code tls-truststore} trusts. Needs {@code tls-truststore} and
+     * both passwords; refused with {@code discovery=multicast} and {@code dynamic-discovery=multicast}
+     * (multicast is not carried over TLS) and with {@code jgroups-config}. The file is checked at start-up.
+     */
+    public String tlsKeystore() { return tlsKeystore; }
+
+    /** {@code tls-keystore-password}: the password of {@code tls-keystore} (or {@code file:/path}); never logged. */
+    public String tlsKeystorePassword() { return tlsKeystorePassword; }
+
+    /** {@code tls-keystore-type}: {@code pkcs12} or {@code jks}. Default {@code pkcs12}. */
+    public String tlsKeystoreType() { return tlsKeystoreType; }
+
+    /**
+     * {@code tls-truststore}: path of the trust store holding the certificates (or the CA certificate) of the
+     * peers this node accepts, or null. Any peer whose certificate chains to one of them is a member: use a
+     * CA dedicated to this cluster.
+     */
+    public String tlsTruststore() { return tlsTruststore; }
+
+    /** {@code tls-truststore-password}: the password of {@code tls-truststore} (or {@code file:/path}); never logged. */
+    public String tlsTruststorePassword() { return tlsTruststorePassword; }
+
+    /** {@code tls-truststore-type}: {@code pkcs12} or {@code jks}. Default {@code pkcs12}. */
+    public String tlsTruststoreType() { return tlsTruststoreType; }
+
+    /** Whether TLS between nodes is configured ({@code tls-keystore} and {@code tls-truststore}). */
+    public boolean tlsEnabled() { return tlsKeystore != null; }
+
+    /**
+     * {@code insecure-cluster}: {@code true} lets a node start on a non-loopback {@code bind-address} with
+     * neither {@code cluster-key} nor TLS, accepting that anyone who reaches its port can read and forge
+     * sessions (for a network that is private by other means). Refused together with a credential.
+     * Default {@code false}.
+     */
+    public boolean insecureCluster() { return insecureCluster; }
 
     /**
      * {@code serialization-allowlist}: the application classes that may be deserialized, besides the
@@ -371,6 +432,13 @@ public final class ReplicationConfig {
             case JGROUPS_CONFIG -> jgroupsConfig == null ? "(not set)" : jgroupsConfig;
             case MAX_SESSION_SIZE -> formatSize(maxSessionSize);
             case CLUSTER_KEY -> clusterKey == null ? "(not set)" : "****";
+            case TLS_KEYSTORE -> tlsKeystore == null ? "(not set)" : tlsKeystore;
+            case TLS_KEYSTORE_PASSWORD -> tlsKeystorePassword == null ? "(not set)" : "****";
+            case TLS_KEYSTORE_TYPE -> tlsKeystoreType;
+            case TLS_TRUSTSTORE -> tlsTruststore == null ? "(not set)" : tlsTruststore;
+            case TLS_TRUSTSTORE_PASSWORD -> tlsTruststorePassword == null ? "(not set)" : "****";
+            case TLS_TRUSTSTORE_TYPE -> tlsTruststoreType;
+            case INSECURE_CLUSTER -> String.valueOf(insecureCluster);
             case SERIALIZATION_ALLOWLIST -> serializationAllowlist.isEmpty() ? "(none)"
                     : String.join(",", serializationAllowlist);
             case ASYNC_QUEUE_ENTRIES -> String.valueOf(asyncQueueEntries);
@@ -440,6 +508,13 @@ public final class ReplicationConfig {
         private String jgroupsConfig;
         private long maxSessionSize = MIB;
         private String clusterKey;
+        private String tlsKeystore;
+        private String tlsKeystorePassword;
+        private String tlsKeystoreType = "pkcs12";
+        private String tlsTruststore;
+        private String tlsTruststorePassword;
+        private String tlsTruststoreType = "pkcs12";
+        private boolean insecureCluster;
         private List<String> serializationAllowlist = List.of();
         private int asyncQueueEntries = 10_000;
         private long asyncQueueBytes = 64 * MIB;
@@ -610,7 +685,7 @@ public final class ReplicationConfig {
                 this.clusterKey = null;
                 return this;
             }
-            String secret = v.startsWith("file:") ? readKeyFile(v.substring("file:".length())) : v;
+            String secret = v.startsWith("file:") ? readSecretFile(CLUSTER_KEY, v.substring("file:".length())) : v;
             if (secret.length() < MIN_CLUSTER_KEY_LENGTH) {
                 throw new ConfigException(CLUSTER_KEY.key(), "the secret is " + secret.length()
                         + " characters long; expected at least " + MIN_CLUSTER_KEY_LENGTH
@@ -620,14 +695,92 @@ public final class ReplicationConfig {
             return set(CLUSTER_KEY);
         }
 
-        private static String readKeyFile(String path) {
+        private static String readSecretFile(ConfigOption option, String path) {
             try {
                 List<String> lines = java.nio.file.Files.readAllLines(java.nio.file.Path.of(path));
                 return lines.isEmpty() ? "" : lines.get(0).strip();
             } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
-                throw new ConfigException(CLUSTER_KEY.key(), "file:" + path + " cannot be read ("
+                throw new ConfigException(option.key(), "file:" + path + " cannot be read ("
                         + e.getClass().getSimpleName() + "); expected a readable file whose first line is the secret");
             }
+        }
+
+        /** {@code tls-keystore}: a path (checked when the node starts); null or blank = no TLS. */
+        public Builder tlsKeystore(String v) {
+            this.tlsKeystore = storePath(TLS_KEYSTORE, v);
+            return set(TLS_KEYSTORE);
+        }
+
+        /** {@code tls-keystore-password}: the password, or {@code file:/path} (first line); never echoed. */
+        public Builder tlsKeystorePassword(String v) {
+            this.tlsKeystorePassword = storePassword(TLS_KEYSTORE_PASSWORD, v);
+            return set(TLS_KEYSTORE_PASSWORD);
+        }
+
+        /** {@code tls-keystore-type}: {@code pkcs12} or {@code jks} (any case). */
+        public Builder tlsKeystoreType(String v) {
+            this.tlsKeystoreType = storeType(TLS_KEYSTORE_TYPE, v);
+            return set(TLS_KEYSTORE_TYPE);
+        }
+
+        /** {@code tls-truststore}: a path (checked when the node starts); null or blank = not set. */
+        public Builder tlsTruststore(String v) {
+            this.tlsTruststore = storePath(TLS_TRUSTSTORE, v);
+            return set(TLS_TRUSTSTORE);
+        }
+
+        /** {@code tls-truststore-password}: the password, or {@code file:/path} (first line); never echoed. */
+        public Builder tlsTruststorePassword(String v) {
+            this.tlsTruststorePassword = storePassword(TLS_TRUSTSTORE_PASSWORD, v);
+            return set(TLS_TRUSTSTORE_PASSWORD);
+        }
+
+        /** {@code tls-truststore-type}: {@code pkcs12} or {@code jks} (any case). */
+        public Builder tlsTruststoreType(String v) {
+            this.tlsTruststoreType = storeType(TLS_TRUSTSTORE_TYPE, v);
+            return set(TLS_TRUSTSTORE_TYPE);
+        }
+
+        /** {@code insecure-cluster}: allow a non-loopback {@code bind-address} without credentials. */
+        public Builder insecureCluster(boolean v) {
+            this.insecureCluster = v;
+            return set(INSECURE_CLUSTER);
+        }
+
+        private static String storePath(ConfigOption option, String v) {
+            if (v == null || v.isBlank()) {
+                return null;
+            }
+            String expected = "the path of a key store file";
+            if (v.length() > 4096 || v.chars().anyMatch(Character::isISOControl)) {
+                throw notAllowed(option, quote(v), expected);
+            }
+            try {
+                Path.of(v);
+            } catch (InvalidPathException e) {
+                throw notAllowed(option, quote(v), expected);
+            }
+            return v;
+        }
+
+        private static String storePassword(ConfigOption option, String v) {
+            if (v == null || v.isEmpty()) {
+                return null;
+            }
+            String password = v.startsWith("file:") ? readSecretFile(option, v.substring("file:".length())) : v;
+            if (password.isEmpty()) {
+                throw new ConfigException(option.key(), "the password is empty; expected the key store's password"
+                        + " or file:/path/to/password");
+            }
+            return password;
+        }
+
+        private static String storeType(ConfigOption option, String v) {
+            String type = v == null ? "" : v.strip().toLowerCase(java.util.Locale.ROOT);
+            if (!type.equals("pkcs12") && !type.equals("jks")) {
+                throw notAllowed(option, v == null ? "null" : quote(v), "pkcs12 or jks");
+            }
+            return type;
         }
 
         public Builder serializationAllowlist(List<String> v) {
@@ -727,6 +880,13 @@ public final class ReplicationConfig {
                     case JGROUPS_CONFIG -> jgroupsConfig(v);
                     case MAX_SESSION_SIZE -> maxSessionSize(OptionParsers.size(option, v));
                     case CLUSTER_KEY -> clusterKey(v);
+                    case TLS_KEYSTORE -> tlsKeystore(v);
+                    case TLS_KEYSTORE_PASSWORD -> tlsKeystorePassword(v);
+                    case TLS_KEYSTORE_TYPE -> tlsKeystoreType(v);
+                    case TLS_TRUSTSTORE -> tlsTruststore(v);
+                    case TLS_TRUSTSTORE_PASSWORD -> tlsTruststorePassword(v);
+                    case TLS_TRUSTSTORE_TYPE -> tlsTruststoreType(v);
+                    case INSECURE_CLUSTER -> insecureCluster(OptionParsers.bool(option, v));
                     case SERIALIZATION_ALLOWLIST -> serializationAllowlist(OptionParsers.list(v));
                     case ASYNC_QUEUE_ENTRIES -> asyncQueueEntries(OptionParsers.integer(option, v, 1, Integer.MAX_VALUE));
                     case ASYNC_QUEUE_BYTES -> asyncQueueBytes(OptionParsers.size(option, v));
@@ -734,7 +894,7 @@ public final class ReplicationConfig {
                             OptionParsers.choice(option, v, MetricsExport.values(), MetricsExport::optionValue));
                 };
             } catch (ConfigException e) {
-                if (option == CLUSTER_KEY || e.getMessage().contains(v)) {
+                if (SECRETS.contains(option) || e.getMessage().contains(v)) {
                     throw e; // never echo a secret; no need to repeat a value the message already shows
                 }
                 throw new ConfigException(option.key(), e.getMessage().substring(option.key().length() + 2)
@@ -746,13 +906,18 @@ public final class ReplicationConfig {
         private static final List<ConfigOption> STACK_OPTIONS = List.of(DISCOVERY, BIND_ADDRESS, BIND_PORT, PEERS,
                 MULTICAST_ADDRESS, MULTICAST_PORT, DYNAMIC_DISCOVERY, DISCOVERY_DIRECTORY, DNS_QUERY, DNS_RECORD_TYPE);
 
+        /** Options whose values are secrets: never echoed in messages. */
+        private static final Set<ConfigOption> SECRETS = EnumSet.of(CLUSTER_KEY, TLS_KEYSTORE_PASSWORD,
+                TLS_TRUSTSTORE_PASSWORD);
+
         /** Checks the rules between options, then returns the immutable configuration. */
         public ReplicationConfig build() {
+            checkSecurityOptions();
             if (jgroupsConfig != null && clusterKey != null) {
                 throw new ConfigException(CLUSTER_KEY.key(), "is set, but jgroups-config (" + quote(jgroupsConfig)
                         + ") replaces the generated JGroups stack, where cluster-key adds encryption; expected"
-                        + " cluster-key without jgroups-config, or jgroups-config alone with SYM_ENCRYPT or"
-                        + " ASYM_ENCRYPT inside the XML file");
+                        + " cluster-key without jgroups-config, or jgroups-config alone with TLS on its TCP"
+                        + " transport inside the XML file");
             }
             if (jgroupsConfig != null) {
                 for (ConfigOption o : STACK_OPTIONS) {
@@ -798,6 +963,58 @@ public final class ReplicationConfig {
                         + " one or more DNS names that resolve to the nodes, such as sessions.shop.svc.cluster.local");
             }
             return new ReplicationConfig(this);
+        }
+
+        /** The rules between cluster-key, the tls-* options and insecure-cluster. */
+        private void checkSecurityOptions() {
+            requiresStore(tlsKeystorePassword != null || explicit.contains(TLS_KEYSTORE_TYPE), tlsKeystore,
+                    explicit.contains(TLS_KEYSTORE_TYPE) ? TLS_KEYSTORE_TYPE : TLS_KEYSTORE_PASSWORD, TLS_KEYSTORE);
+            requiresStore(tlsTruststorePassword != null || explicit.contains(TLS_TRUSTSTORE_TYPE), tlsTruststore,
+                    explicit.contains(TLS_TRUSTSTORE_TYPE) ? TLS_TRUSTSTORE_TYPE : TLS_TRUSTSTORE_PASSWORD,
+                    TLS_TRUSTSTORE);
+            boolean tls = tlsKeystore != null || tlsTruststore != null;
+            if (tls) {
+                String both = "; TLS between nodes needs tls-keystore (this node's key and certificate),"
+                        + " tls-truststore (the certificates of the peers it accepts) and their passwords";
+                if (tlsKeystore == null) {
+                    throw new ConfigException(TLS_KEYSTORE.key(), "not set, but tls-truststore is" + both);
+                }
+                if (tlsTruststore == null) {
+                    throw new ConfigException(TLS_TRUSTSTORE.key(), "not set, but tls-keystore is" + both);
+                }
+                if (tlsKeystorePassword == null) {
+                    throw new ConfigException(TLS_KEYSTORE_PASSWORD.key(), "not set, but tls-keystore is" + both);
+                }
+                if (tlsTruststorePassword == null) {
+                    throw new ConfigException(TLS_TRUSTSTORE_PASSWORD.key(), "not set, but tls-truststore is" + both);
+                }
+                if (jgroupsConfig != null) {
+                    throw new ConfigException(TLS_KEYSTORE.key(), "is set, but jgroups-config (" + quote(jgroupsConfig)
+                            + ") replaces the generated JGroups stack, where tls-keystore enables TLS; expected"
+                            + " tls-* without jgroups-config, or jgroups-config alone with TLS inside the XML file");
+                }
+                boolean multicast = discovery == DiscoveryMode.MULTICAST
+                        || discovery == DiscoveryMode.DYNAMIC && dynamicDiscovery == DynamicDiscovery.MULTICAST;
+                if (multicast) {
+                    throw new ConfigException(TLS_KEYSTORE.key(), "is set, but TLS is not supported with multicast"
+                            + " discovery (" + (discovery == DiscoveryMode.MULTICAST ? "discovery=multicast sends"
+                            + " everything by UDP" : "dynamic-discovery=multicast discovers by plain UDP multicast")
+                            + "); expected discovery=static, or discovery=dynamic with dynamic-discovery=file or dns,"
+                            + " or cluster-key instead of TLS");
+                }
+            }
+            if (insecureCluster && (clusterKey != null || tls)) {
+                throw new ConfigException(INSECURE_CLUSTER.key(), "true, but " + (clusterKey != null ? "cluster-key"
+                        : "tls-keystore") + " is set, so the cluster is not insecure; expected insecure-cluster=false"
+                        + " (the default) with credentials, or insecure-cluster=true without any");
+            }
+        }
+
+        private void requiresStore(boolean used, String store, ConfigOption usedOption, ConfigOption storeOption) {
+            if (used && store == null) {
+                throw new ConfigException(usedOption.key(), "is set, but " + storeOption.key() + " is not; expected "
+                        + usedOption.key() + " together with " + storeOption.key());
+            }
         }
 
         /** Options of one dynamic sub-mode are refused with another discovery or sub-mode. */

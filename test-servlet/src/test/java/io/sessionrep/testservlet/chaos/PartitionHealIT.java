@@ -169,6 +169,7 @@ class PartitionHealIT {
                 .option("replication-mode", mode)
                 .option("sync-timeout", "500ms")
                 .option("write-quota", "1")
+                .option("insecure-cluster", "true") // private veth addresses, not loopback: no credentials needed
                 .nodeCommandPrefix("node-a", PartitionNetwork.exec(network.nsA))
                 .nodeCommandPrefix("node-b", PartitionNetwork.exec(network.nsB))
                 .nodeCommandPrefix("node-c", PartitionNetwork.exec(network.nsB))
