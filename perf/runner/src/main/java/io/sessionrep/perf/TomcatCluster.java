@@ -62,8 +62,10 @@ final class TomcatCluster implements Target {
      * @param logDir    console logs and GC logs (gc-PID.log)
      * @param redis     the Redis server of {@link TomcatSetup#REDIS} (stopped with the cluster), else null
      */
-    static TomcatCluster start(Layout layout, TomcatSetup setup, int size, Path war, Path work, Path logDir,
+    static TomcatCluster start(Layout layout, TomcatSetup setup, int size, Path war, Path workDir, Path logDirectory,
                                RedisServer redis, PrintStream echo) throws Exception {
+        Path work = workDir.toAbsolutePath(); // the nodes run in their CATALINA_BASE
+        Path logDir = logDirectory.toAbsolutePath();
         TomcatCluster cluster = new TomcatCluster(setup);
         cluster.redis = redis;
         int redisPort = redis == null ? 0 : redis.port();
