@@ -99,11 +99,7 @@ final class Catalog {
                 + " \"High Load Scenarios\".", null));
         boolean tomcatPeers = options.scenarios.stream().anyMatch(id -> List.of("6", "7", "8", "9", "10").contains(id));
         String redisNote = tomcatPeers && redisSkip() != null ? " The Redis peer is left out: " + redisSkip() + "." : "";
-        String container = "Tomcat " + tomcatVersion() + " (the official distribution from Maven Central), one CATALINA_BASE"
-                + " per node on 127.0.0.1, every configuration with the same WAR (session-test.war with `<distributable/>`;"
-                + " for Redis plus Spring Session's filter and jars) and the same JVM options (`" + String.join(" ", TomcatCluster.JVM_ARGS)
-                + "`, Tomcat's `--add-opens`, default collector); the distribution's server.xml otherwise unchanged (its access log"
-                + " valve included). What each configuration adds: " + describeAll() + "." + redisNote;
+        String container = "Tomcat configurations as in the section \"Tomcat configurations\" above." + redisNote;
         List<Config> tomcats = new ArrayList<>();
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC,
                 TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS))) {
@@ -131,7 +127,9 @@ final class Catalog {
                 + " `process` requests at the same time, each on its own node (one session at a time; as many sessions as fit in"
                 + " the segment), then a verify on node-a reads the final version. Updates lost = answers 200 the final version"
                 + " does not contain; a non-200 answer or a time-out (" + ClientLoad.REQUEST_TIMEOUT.toSeconds() + " s) is never"
-                + " a success and is listed by status. \"Applied without a 200\": the version counts more updates than"
+                + " a success and is listed by status. All clients of a session share one cookie, as the parallel requests of"
+                + " one browser share its cookie jar. A session whose final verify fails counts all its successful updates as"
+                + " lost. \"Applied without a 200\": the version counts more updates than"
                 + " successful answers (a failed answer whose update was applied, or a request the JDK client resent). The"
                 + " reference is one Tomcat serving every client.", null, peers::concurrentClients));
         list.add(new Scenario("10", "Fail-over: kill -9 of a Tomcat node", "sessions readable on the survivor, ours vs the peers",
@@ -231,12 +229,19 @@ final class Catalog {
         }
     }
 
-    private static String describeAll() {
+    /** The report's section on how the Tomcat configurations of scenarios 6 to 10 are set up (markdown). */
+    String tomcatSection() {
         StringBuilder b = new StringBuilder();
+        b.append("Tomcat ").append(tomcatVersion()).append(" (the official distribution from Maven Central), one CATALINA_BASE per"
+                + " node on 127.0.0.1, started as `catalina.sh run` would; every configuration runs the same WAR (test-servlet's"
+                + " `session-test.war` with `<distributable/>`; for Redis plus Spring Session's filter and jars) with the same JVM"
+                + " options (`").append(String.join(" ", TomcatCluster.JVM_ARGS)).append("`, Tomcat's `--add-opens`, the default"
+                + " collector, a GC log); the distribution's server.xml is otherwise unchanged (HTTP on 127.0.0.1, `jvmRoute` ="
+                + " node name, no shutdown port; its access log valve stays). What each configuration adds:\n\n");
         for (TomcatSetup s : TomcatSetup.values()) {
-            b.append(b.length() == 0 ? "" : "; ").append(s.label()).append(": ").append(TomcatCluster.describe(s));
+            b.append("- `").append(s.id()).append("` ").append(s.label()).append(": ").append(TomcatCluster.describe(s)).append('\n');
         }
-        return b.toString();
+        return b.append('\n').toString();
     }
 
     /** A cluster of {@code nodes} Tomcats for {@code setup} (with its Redis server for the Spring Session peer). */

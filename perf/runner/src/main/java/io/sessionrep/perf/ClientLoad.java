@@ -25,9 +25,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>{@link #roundRobin}: the seed workload (initialize, process x4, verify; then destroy, so that sessions
  *       do not pile up) with every request of a session sent to the next node in turn;</li>
- *   <li>{@link #concurrentClients}: several clients share one session, each pinned to its own node, each
- *       sends N {@code process}; the session's final version is compared with the number of successful
- *       answers.</li>
+ *   <li>{@link #concurrentClients}: several clients share one session (and one cookie, as the parallel
+ *       requests of one browser do), each pinned to its own node, each sends N {@code process}; the session's
+ *       final version is compared with the number of successful answers.</li>
  * </ul>
  * An answer other than 200 is never a success; it is counted by status code, a request that timed out
  * (no answer within {@link #REQUEST_TIMEOUT}) or failed at the connection level separately.
@@ -177,7 +177,8 @@ final class ClientLoad {
      *
      * @param processOk   process answers 200 (successes)
      * @param finalVersions sum over sessions of the version the final verify showed
-     * @param lostUpdates sum over sessions of max(0, successes - final version)
+     * @param lostUpdates sum over sessions of max(0, successes - final version); every success of a session whose
+     *                    final verify failed
      * @param extraUpdates sum over sessions of max(0, final version - successes): applied without a 200 answer
      */
     record Concurrent(int nodes, int clients, int processEach, double seconds, long sessions, long processSent, long processOk,
@@ -214,16 +215,15 @@ final class ClientLoad {
                     continue;
                 }
                 sessions++;
-                String id = owner.cookie();
+                // one cookie for all clients of the session, as the tabs or parallel requests of one browser share
+                // its cookie jar: a Set-Cookie any of them gets (a route rewrite, a new id) is what the next one sends
                 List<Future<Integer>> done = new ArrayList<>();
                 for (int c = 0; c < clients; c++) {
                     URI node = nodes.get(c % nodes.size());
                     done.add(pool.submit(() -> {
-                        SessionClient client = new SessionClient(http, REQUEST_TIMEOUT, cookie);
-                        client.cookie(id);
                         int successes = 0;
                         for (int i = 0; i < processEach; i++) {
-                            Timed r = timed(() -> client.process(node), requests, nanos);
+                            Timed r = timed(() -> owner.process(node), requests, nanos);
                             if (r.ok()) {
                                 successes++;
                             } else {
@@ -241,7 +241,10 @@ final class ClientLoad {
                 ok += successes;
                 Timed verify = timed(() -> owner.verify(nodes.get(0)), requests, nanos);
                 if (!verify.ok()) {
+                    // the user can no longer read the session: every update it had acknowledged is gone for it
                     unverified++;
+                    lost += successes;
+                    withLoss += successes > 0 ? 1 : 0;
                     failures.add("final verify " + verify.kind());
                     continue;
                 }

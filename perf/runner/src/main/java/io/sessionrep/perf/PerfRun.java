@@ -129,6 +129,9 @@ public final class PerfRun {
             }
         }
         Report report = new Report(options, out, started);
+        if (scenarios.stream().anyMatch(s -> List.of("6", "7", "8", "9", "10").contains(s.id()))) {
+            report.tomcatSection = catalog.tomcatSection();
+        }
         System.out.printf(Locale.ROOT, "perf run %s: scenarios %s, %d segments of %d s (+%d s warm-up per configuration), load %s%n",
                 options.run, options.scenarios, segmentsPlanned, options.segmentSeconds, options.warmupSeconds, Report.loadAverage());
         try (JMeterDriver jmeter = JMeterDriver.start(layout, raw)) {

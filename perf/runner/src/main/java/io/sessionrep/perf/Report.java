@@ -24,6 +24,8 @@ final class Report {
     private final Path dir;
     private final Instant started;
     private final String loadAtStart;
+    /** Catalog's description of the Tomcat configurations (markdown). */
+    String tomcatSection = "";
 
     Report(Options options, Path dir, Instant started) {
         this.options = options;
@@ -44,6 +46,11 @@ final class Report {
             line(md, "");
         }
         header(md, results);
+        if (results.stream().anyMatch(m -> List.of("6", "7", "8", "9", "10").contains(m.scenario.id()))) {
+            line(md, "## Tomcat configurations (scenarios 6 to 10)");
+            line(md, "");
+            md.append(tomcatSection);
+        }
         targets(md, results, jmh);
         for (Measurements m : results) {
             scenario(md, m);
@@ -174,7 +181,7 @@ final class Report {
         v.add(wire(jmh));
         line(md, "## Targets");
         line(md, "");
-        line(md, "Benchmark goals of issue #6 (recorded here, not asserted by tests). A ratio target is met only if it"
+        line(md, "Benchmark goals of issues #6, #10 and #12 (recorded here, not asserted by tests). A ratio target is met only if it"
                 + " holds at every load point of its scenario; the worst point is shown.");
         line(md, "");
         line(md, "| target | goal | measured | verdict |");
