@@ -204,6 +204,9 @@ final class PeerScenarios {
                     after[i] = HeapProbe.usedAfterFullGc(c.nodes().get(i).process().pid());
                 }
                 String notes = failed == 0 ? "" : failed + " initialize requests failed";
+                if (s == TomcatSetup.REDIS) {
+                    notes = "the sessions live in Redis; the Tomcat heaps only show the filter's caches. " + notes;
+                }
                 if (c.redis() != null) {
                     long redis = c.redis().usedMemory() - redisBefore;
                     notes += String.format(Locale.ROOT, "%sredis-server used_memory +%.1f MB (%.2fx, %,.0f B per session beyond the attributes),"
@@ -231,7 +234,7 @@ final class PeerScenarios {
     }
 
     private static String cells(long growth, long attributeBytes, int sessions) {
-        return String.format(Locale.ROOT, "+%.1f MB | %.2fx | %,.0f B", growth / 1e6, (double) growth / attributeBytes,
+        return String.format(Locale.ROOT, "%+.1f MB | %.2fx | %,.0f B", growth / 1e6, (double) growth / attributeBytes,
                 (double) (growth - attributeBytes) / sessions);
     }
 
