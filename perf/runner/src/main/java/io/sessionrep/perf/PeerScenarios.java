@@ -97,6 +97,14 @@ final class PeerScenarios {
         }
         md.append('\n');
         double[] backup = totals.get(TomcatSetup.BACKUP);
+        md.append("All rounds together:\n\n| configuration | sessions | lost | lost % | req/s | req/s vs Tomcat BackupManager |\n");
+        md.append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+        for (Map.Entry<TomcatSetup, double[]> e : totals.entrySet()) {
+            double[] t = e.getValue();
+            md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %.1f %% | %,.0f | %s |%n", e.getKey().label(), t[0], t[1],
+                    t[0] == 0 ? 0 : 100 * t[1] / t[0], t[2], backup == null ? "-" : String.format(Locale.ROOT, "%.2fx", t[2] / backup[2])));
+        }
+        md.append('\n');
         for (TomcatSetup s : List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC)) {
             double[] t = totals.get(s);
             if (t == null) {

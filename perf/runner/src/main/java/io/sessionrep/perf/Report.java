@@ -322,8 +322,9 @@ final class Report {
         }
         line(md, "");
         String ref = s.configs().get(0).id();
-        line(md, "| load point | configuration | samples | mean ms | p50 | p90 | p99 | req/s | errors | mean per round | mean vs " + ref + " |");
-        line(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
+        line(md, "| load point | configuration | samples | mean ms | p50 | p90 | p99 | req/s | errors | mean per round | mean vs " + ref
+                + " | req/s vs " + ref + " |");
+        line(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |");
         for (Point p : s.points()) {
             Stats base = m.cell(ref, p).rounds.isEmpty() ? null : m.cell(ref, p).combined();
             for (Config c : s.configs()) {
@@ -337,9 +338,10 @@ final class Report {
                     rounds.append(rounds.length() == 0 ? "" : " / ").append(fmt(r.mean()));
                 }
                 String vs = base == null || c.id().equals(ref) ? "" : fmt(st.mean() / base.mean()) + "x";
-                line(md, String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %d | %d | %d | %,.0f | %d | %s | %s |",
+                String tput = base == null || c.id().equals(ref) ? "" : fmt(st.throughput() / base.throughput()) + "x";
+                line(md, String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %d | %d | %d | %,.0f | %d | %s | %s | %s |",
                         p.label(), c.label(), st.count(), st.mean(), st.p50(), st.p90(), st.p99(), st.throughput(),
-                        st.errors(), rounds, vs));
+                        st.errors(), rounds, vs, tput));
             }
         }
         line(md, "");
