@@ -29,8 +29,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       requests of one browser do), each pinned to its own node, each sends N {@code process}; the session's
  *       final version is compared with the number of successful answers.</li>
  * </ul>
- * An answer other than 200 is never a success; it is counted by status code, a request that timed out
- * (no answer within {@link #REQUEST_TIMEOUT}) or failed at the connection level separately.
+ * An answer other than 200 (or a 200 that is not the servlet's JSON) is never a success; it is counted by
+ * status code, a request that timed out (no answer within {@link #REQUEST_TIMEOUT}) or failed at the
+ * connection level separately.
  */
 final class ClientLoad {
 
@@ -114,7 +115,7 @@ final class ClientLoad {
                     int iteration = 0;
                     while (System.nanoTime() < end) {
                         int first = (thread + iteration++) % n;
-                        SessionClient user = new SessionClient(http, REQUEST_TIMEOUT, cookie);
+                        HttpUser user = new HttpUser(http, REQUEST_TIMEOUT, cookie);
                         Timed init = timed(() -> user.initialize(nodes.get(first), number, sizeKiB), requests, nanos);
                         if (!init.ok()) {
                             other.add("initialize " + init.kind());
@@ -208,7 +209,7 @@ final class ClientLoad {
         ExecutorService pool = Executors.newFixedThreadPool(clients);
         try {
             while (System.nanoTime() < end || sessions == 0) {
-                SessionClient owner = new SessionClient(http, REQUEST_TIMEOUT, cookie);
+                HttpUser owner = new HttpUser(http, REQUEST_TIMEOUT, cookie);
                 Timed init = timed(() -> owner.initialize(nodes.get(0), 2, 5), requests, nanos);
                 if (!init.ok()) {
                     failures.add("initialize " + init.kind());
@@ -286,11 +287,16 @@ final class ClientLoad {
         long t0 = System.nanoTime();
         try {
             SessionReply reply = call.send();
+            if (reply.status() == 200 && reply.version() == null) {
+                return new Timed(reply, "200 without the servlet's answer");
+            }
             return new Timed(reply, reply.status() == 200 ? null : Integer.toString(reply.status()));
         } catch (HttpTimeoutException e) {
             return new Timed(null, "timeout");
         } catch (IOException e) {
             return new Timed(null, "io");
+        } catch (RuntimeException e) {
+            return new Timed(null, "unreadable answer (" + e.getClass().getSimpleName() + ")");
         } finally {
             requests.increment();
             nanos.add(System.nanoTime() - t0);
@@ -308,7 +314,7 @@ final class ClientLoad {
             for (int t = 0; t < threads; t++) {
                 futures.add(pool.submit(() -> {
                     while (next.getAndIncrement() < count) {
-                        SessionReply r = new SessionClient(http, REQUEST_TIMEOUT, cookie).initialize(node, number, sizeKiB);
+                        SessionReply r = new HttpUser(http, REQUEST_TIMEOUT, cookie).initialize(node, number, sizeKiB);
                         if (r.status() != 200) {
                             failed.increment();
                         }

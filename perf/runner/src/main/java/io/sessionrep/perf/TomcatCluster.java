@@ -242,7 +242,7 @@ final class TomcatCluster implements Target {
                 throw new IllegalStateException(setup.id() + " " + node.name() + " exited; see " + node.process().log());
             }
             try {
-                SessionReply reply = new SessionClient(http, Duration.ofSeconds(5), setup.cookie()).verify(node.uri());
+                SessionReply reply = new HttpUser(http, Duration.ofSeconds(5), setup.cookie()).verify(node.uri());
                 if (reply.status() == 404 && reply.error() != null) {
                     return;
                 }
@@ -259,7 +259,7 @@ final class TomcatCluster implements Target {
     private void probeReplication() throws Exception {
         HttpClient http = SessionClient.newHttpClient();
         for (int i = 1; i < nodes.size(); i++) {
-            SessionClient user = new SessionClient(http, Duration.ofSeconds(10), setup.cookie());
+            HttpUser user = new HttpUser(http, Duration.ofSeconds(10), setup.cookie());
             SessionReply created = user.initialize(nodes.get(0).uri(), 1, 1);
             if (created.status() != 200) {
                 throw new IllegalStateException(setup.id() + ": initialize on node-a answered " + created);
@@ -270,7 +270,7 @@ final class TomcatCluster implements Target {
             while (System.nanoTime() < deadline) {
                 user.cookie(cookie);
                 seen = user.verify(nodes.get(i).uri());
-                if (seen.status() == 200 && created.checksum().equals(seen.checksum())) {
+                if (seen.status() == 200 && created.checksum() != null && created.checksum().equals(seen.checksum())) {
                     break;
                 }
                 seen = null;
