@@ -264,7 +264,7 @@ final class Catalog {
             System.out.println("[" + setup.id() + "] redis-server " + redis.version() + " on 127.0.0.1:" + redis.port());
         }
         try {
-            return TomcatCluster.start(layout, setup, nodes, war, logDir.resolve("bases"), logDir, redis, System.out);
+            return TomcatCluster.start(layout, setup, nodes, war, logDir.resolve("bases"), logDir, redis, options.jfr, System.out);
         } catch (Exception | Error e) {
             if (redis != null) {
                 redis.close();

@@ -50,6 +50,7 @@ final class TomcatCluster implements Target {
     private final TomcatSetup setup;
     private final List<Node> nodes = new ArrayList<>();
     private RedisServer redis;
+    private boolean orderlyStop;
     private boolean closed;
 
     private TomcatCluster(TomcatSetup setup) {
@@ -61,12 +62,15 @@ final class TomcatCluster implements Target {
      * @param work      where the CATALINA_BASEs go
      * @param logDir    console logs and GC logs (gc-PID.log)
      * @param redis     the Redis server of {@link TomcatSetup#REDIS} (stopped with the cluster), else null
+     * @param jfr       record every node with JFR (into logDir/jfr/, written when the node stops: the nodes
+     *                  are then stopped with SIGTERM, Tomcat's orderly shutdown, instead of SIGKILL)
      */
     static TomcatCluster start(Layout layout, TomcatSetup setup, int size, Path war, Path workDir, Path logDirectory,
-                               RedisServer redis, PrintStream echo) throws Exception {
+                               RedisServer redis, boolean jfr, PrintStream echo) throws Exception {
         Path work = workDir.toAbsolutePath(); // the nodes run in their CATALINA_BASE
         Path logDir = logDirectory.toAbsolutePath();
         TomcatCluster cluster = new TomcatCluster(setup);
+        cluster.orderlyStop = jfr;
         cluster.redis = redis;
         int redisPort = redis == null ? 0 : redis.port();
         try {
@@ -83,6 +87,10 @@ final class TomcatCluster implements Target {
                 command.addAll(CATALINA_SH_ARGS);
                 Files.createDirectories(logDir);
                 command.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
+                if (jfr) {
+                    Path recordings = Files.createDirectories(logDir.resolve("jfr"));
+                    command.add("-XX:StartFlightRecording=dumponexit=true,settings=default,filename=" + recordings + "/");
+                }
                 command.add("-Djava.net.preferIPv4Stack=true");
                 command.add("-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"));
                 command.add("-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager");
@@ -319,6 +327,9 @@ final class TomcatCluster implements Target {
         }
         closed = true;
         for (Node node : nodes) {
+            if (orderlyStop && node.process().isAlive()) {
+                node.process().stop();
+            }
             node.process().close();
         }
         if (redis != null) {
