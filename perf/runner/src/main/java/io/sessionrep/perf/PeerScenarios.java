@@ -156,7 +156,7 @@ final class PeerScenarios {
         }
         StringBuilder md = m.section;
         md.append("| configuration | round | sessions | process sent | answered 200 | sum of final versions | updates lost"
-                + " | sessions with a loss | applied without a 200 | not 200 / failed (by status) | process/s | mean ms |\n");
+                + " | sessions with a loss | applied without a 200 | not 200 / failed (by status) | process sent/s | mean ms |\n");
         md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n");
         for (Map.Entry<String, List<ClientLoad.Concurrent>> e : rounds.entrySet()) {
             long lost = 0;
@@ -234,8 +234,8 @@ final class PeerScenarios {
                 String backupCells = nodes < 2 ? "- | - | -" : cells(after[1] - before[1], attributeBytes, n);
                 md.append("| ").append(s.label()).append(" | ").append(cells(after[0] - before[0], attributeBytes, n)).append(" | ")
                         .append(backupCells).append(" | ").append(notes).append(" |\n");
-                System.out.printf(Locale.ROOT, "[S7] %-14s primary +%.1f MB, backup %s%n", s.id(), (after[0] - before[0]) / 1e6,
-                        nodes < 2 ? "-" : String.format(Locale.ROOT, "+%.1f MB", (after[1] - before[1]) / 1e6));
+                System.out.printf(Locale.ROOT, "[S7] %-14s primary %+.1f MB, backup %s%n", s.id(), (after[0] - before[0]) / 1e6,
+                        nodes < 2 ? "-" : String.format(Locale.ROOT, "%+.1f MB", (after[1] - before[1]) / 1e6));
                 if (s == TomcatSetup.OURS_ASYNC) {
                     double primary = (double) (after[0] - before[0]) / attributeBytes;
                     double backup = (double) (after[1] - before[1]) / attributeBytes;

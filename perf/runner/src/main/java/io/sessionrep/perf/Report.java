@@ -76,7 +76,10 @@ final class Report {
         line(md, "| machine | " + machine() + " |");
         line(md, "| load average (1, 5, 15 min) | at start " + loadAtStart + ", now " + loadAverage() + " |");
         line(md, "| JVM | " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " |");
-        line(md, "| node JVMs | `" + String.join(" ", Catalog.NODE_JVM_ARGS) + "` |");
+        line(md, "| node JVMs | `" + String.join(" ", Catalog.NODE_JVM_ARGS) + "` (Jetty nodes, scenarios 1-5) |");
+        if (!tomcatSection.isEmpty()) {
+            line(md, "| Tomcat node JVMs | `" + String.join(" ", TomcatCluster.JVM_ARGS) + "` and Tomcat's `--add-opens` (every Tomcat configuration, scenarios 6-10) |");
+        }
         line(md, "| load driver | Apache JMeter 5.6.3 (Maven Central), one JVM for the run: `" + String.join(" ", JMeterDriver.JVM_ARGS) + "` |");
         line(md, "| segments | " + options.segmentSeconds + " s each, " + options.rounds + " rounds per point (A/B/A/B), "
                 + options.warmupSeconds + " s unmeasured warm-up per configuration; first 20 % of each segment's samples discarded |");
