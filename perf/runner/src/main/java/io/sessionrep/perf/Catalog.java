@@ -104,11 +104,18 @@ final class Catalog {
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC,
                 TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS))) {
             tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
+            if (setup == TomcatSetup.OURS_ASYNC && options.baselineJar != null) {
+                Path baseline = Path.of(options.baselineJar).toAbsolutePath();
+                tomcats.add(new Config(BASELINE, "sessionrep async, baseline jar (" + baseline.getFileName() + ")",
+                        logDir -> startTomcat(setup, baseline, 2, logDir)));
+            }
         }
         list.add(new Scenario("6", "The same container: ours and its peers in Tomcat 11",
                 "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager vs Spring Session + Redis (2 nodes)",
                 tomcats, statePoints(), "state", container + " The JMeter plan as in scenarios 1-5, threads spread over both nodes"
-                + " (sticky: each thread stays on its node).", null));
+                + " (sticky: each thread stays on its node)." + (options.baselineJar == null ? ""
+                : " `" + BASELINE + "`: ours async with the jar given by --baseline-jar (" + options.baselineJar + "), e.g. the"
+                + " build before a change, measured A/B against this build's."), null));
         PeerScenarios peers = new PeerScenarios(this, options);
         list.add(new Scenario("7", "Memory", "heap after a full GC with " + options.sessions + " sessions of 2 x 5 KiB, primary and backup",
                 List.of(), List.of(), "state", container, null, peers::memory));
@@ -199,6 +206,9 @@ final class Catalog {
 
     // ------------------------------------------------------------------ Tomcat configurations
 
+    /** Scenario 6's configuration of ours (async) with --baseline-jar: the sticky A/B of two builds. */
+    static final String BASELINE = "tc-ours-async-baseline";
+
     private Path distributableWar;
     private Path springSessionWar;
     private String redisSkip;
@@ -246,6 +256,11 @@ final class Catalog {
 
     /** A cluster of {@code nodes} Tomcats for {@code setup} (with its Redis server for the Spring Session peer). */
     TomcatCluster startTomcat(TomcatSetup setup, int nodes, Path logDir) throws Exception {
+        return startTomcat(setup, setup.ours() ? layout.tomcatJar() : null, nodes, logDir);
+    }
+
+    /** As {@link #startTomcat(TomcatSetup, int, Path)}, our setups with {@code oursJar} in lib/. */
+    TomcatCluster startTomcat(TomcatSetup setup, Path oursJar, int nodes, Path logDir) throws Exception {
         Path war;
         synchronized (this) {
             Path dir = layout.root().resolve("perf/runner/target/perf-wars");
@@ -264,7 +279,7 @@ final class Catalog {
             System.out.println("[" + setup.id() + "] redis-server " + redis.version() + " on 127.0.0.1:" + redis.port());
         }
         try {
-            return TomcatCluster.start(layout, setup, nodes, war, logDir.resolve("bases"), logDir, redis, options.jfr, System.out);
+            return TomcatCluster.start(layout, setup, oursJar, nodes, war, logDir.resolve("bases"), logDir, redis, options.jfr, System.out);
         } catch (Exception | Error e) {
             if (redis != null) {
                 redis.close();

@@ -30,6 +30,8 @@ import java.util.Set;
  * --cc-nodes=N            scenario 9: nodes (default 2; 2 or 3)
  * --settle=SECONDS        before each scenario, wait at most this long for the 1-minute load average to fall
  *                         to 1.0 (default 150 full, 60 quick, 0 smoke)
+ * --baseline-jar=PATH     scenario 6: also ours async with this sessionrep-tomcat.jar (e.g. built from the commit
+ *                         before a change), A/B against this build's: sticky throughput before and after
  * --charts-only           redraw the charts of an earlier run (--run=NAME) from its raw results files
  * </pre>
  */
@@ -45,6 +47,7 @@ final class Options {
     int clients = 4;
     int ccNodes = 2;
     int settleSeconds = -1;
+    String baselineJar;
     int segmentSeconds = -1;
     int warmupSeconds = -1;
     int rounds = 2;
@@ -93,6 +96,11 @@ final class Options {
                 o.ccNodes = nodes("cc-nodes", value);
             } else if (arg.startsWith("--clients=")) {
                 o.clients = positive("clients", value);
+            } else if (arg.startsWith("--baseline-jar=")) {
+                if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(value))) {
+                    throw new IllegalArgumentException("--baseline-jar: '" + value + "' is not a file; expected a sessionrep-tomcat.jar");
+                }
+                o.baselineJar = value;
             } else if (arg.startsWith("--settle=")) {
                 o.settleSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--run=")) {
@@ -166,7 +174,7 @@ final class Options {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S]
                                    [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr]
-                                   [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S]
+                                   [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;

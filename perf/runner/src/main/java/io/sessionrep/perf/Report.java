@@ -175,6 +175,10 @@ final class Report {
                         "Tomcat: async p99 vs " + name, "lower than " + name + " (ratio < 1)"));
             }
         }
+        if (options.baselineJar != null) {
+            v.add(ratio(s6, "tc-ours-async", Catalog.BASELINE, Stats::throughput, 0.95, false,
+                    "Tomcat, sticky: async throughput vs the baseline jar", ">= 0.95x the baseline (within noise: compare the rounds)"));
+        }
         for (Measurements m : results) {
             for (Verdict x : m.verdicts) {
                 v.add(x.noisy(m));

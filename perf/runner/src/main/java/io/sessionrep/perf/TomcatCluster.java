@@ -58,6 +58,7 @@ final class TomcatCluster implements Target {
     }
 
     /**
+     * @param oursJar   the sessionrep-tomcat.jar of our setups (the build's, or a baseline's)
      * @param war       the WAR for this setup ({@link Wars})
      * @param work      where the CATALINA_BASEs go
      * @param logDir    console logs and GC logs (gc-PID.log)
@@ -65,7 +66,7 @@ final class TomcatCluster implements Target {
      * @param jfr       record every node with JFR (into logDir/jfr/, written when the node stops: the nodes
      *                  are then stopped with SIGTERM, Tomcat's orderly shutdown, instead of SIGKILL)
      */
-    static TomcatCluster start(Layout layout, TomcatSetup setup, int size, Path war, Path workDir, Path logDirectory,
+    static TomcatCluster start(Layout layout, TomcatSetup setup, Path oursJar, int size, Path war, Path workDir, Path logDirectory,
                                RedisServer redis, boolean jfr, PrintStream echo) throws Exception {
         Path work = workDir.toAbsolutePath(); // the nodes run in their CATALINA_BASE
         Path logDir = logDirectory.toAbsolutePath();
@@ -80,7 +81,7 @@ final class TomcatCluster implements Target {
             for (int i = 0; i < size; i++) {
                 String name = "node-" + (char) ('a' + i);
                 Path base = work.resolve(name);
-                prepareBase(layout, setup, home, base, name, http[i], i, replication, war);
+                prepareBase(layout, setup, oursJar, home, base, name, http[i], i, replication, war);
                 List<String> command = new ArrayList<>();
                 command.add(JMeterDriver.javaExecutable());
                 command.addAll(JVM_ARGS);
@@ -139,7 +140,7 @@ final class TomcatCluster implements Target {
         };
     }
 
-    private static void prepareBase(Layout layout, TomcatSetup setup, Path home, Path base, String name, int httpPort,
+    private static void prepareBase(Layout layout, TomcatSetup setup, Path oursJar, Path home, Path base, String name, int httpPort,
                                     int index, int[] replication, Path war) throws IOException {
         for (String dir : List.of("lib", "logs", "temp", "webapps", "work", "conf/Catalina/localhost")) {
             Files.createDirectories(base.resolve(dir));
@@ -162,7 +163,7 @@ final class TomcatCluster implements Target {
         }
         Files.writeString(serverXml, edited);
         if (setup.ours()) {
-            Files.copy(layout.tomcatJar(), base.resolve("lib").resolve(layout.tomcatJar().getFileName()));
+            Files.copy(oursJar, base.resolve("lib").resolve("sessionrep-tomcat.jar"));
             Files.writeString(base.resolve("conf/Catalina/localhost/session-test.xml"),
                     oursContext(layout, setup, index, replication));
         }
