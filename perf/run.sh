@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The measurement of SPEC section 6 in one command:
-#   perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,jmh] [--segment=S] [--run=NAME] ...  (--help)
-# Builds what it needs with Maven (package only, nothing is installed), then runs the scenario runner,
-# which starts the nodes itself and writes perf/results/<run>/report.md. Scenario 4 needs root (network
-# namespaces); without it, it is skipped with the reason in the report. See docs/benchmarks.md.
+#   perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--run=NAME] ...  (--help)
+# Builds what it needs with Maven (package only, nothing is installed: the Tomcat distribution, our Tomcat
+# jar, the test WAR and Spring Session's jars included), then runs the scenario runner, which starts the
+# nodes (and Redis) itself and writes perf/results/<run>/report.md. Scenario 4 needs root (network
+# namespaces); without it, it is skipped with the reason in the report. The Redis peer (scenarios 6, 7, 10)
+# needs redis-server, installed with apt-get when missing (root). See docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log="$(mktemp)"

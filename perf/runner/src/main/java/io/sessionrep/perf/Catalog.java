@@ -3,12 +3,12 @@ package io.sessionrep.perf;
 import io.sessionrep.perf.Scenario.Config;
 import io.sessionrep.perf.Scenario.Point;
 import io.sessionrep.perf.node.PerfNode;
-import io.sessionrep.perf.node.TomcatNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -97,15 +97,50 @@ final class Catalog {
                         jetty("async", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
                 concurrencySweep(), "threads", "Concurrent users (threads, no think time) with 1x1 KiB sessions, as the study's"
                 + " \"High Load Scenarios\".", null));
-        list.add(new Scenario("6", "Tomcat's own cluster managers", "sessionrep vs Tomcat DeltaManager vs BackupManager (2 nodes)",
-                List.of(jetty("sessionrep", "sessionrep async, write-quota 1 (Jetty)", 2, true,
-                                Map.of("replication-mode", "async", "write-quota", "1")),
-                        tomcat("tomcat-delta", "Tomcat DeltaManager", "delta"),
-                        tomcat("tomcat-backup", "Tomcat BackupManager", "backup")),
-                statePoints(), "state", "Tomcat " + org.apache.catalina.util.ServerInfo.getServerNumber()
-                + " embedded (TomcatNode; 11.0.27, which the issue names, has no cluster jars on Maven Central): SimpleTcpCluster, static membership on 127.0.0.1, ReplicationValve, the"
-                + " same servlet class; each manager with Tomcat's default send options (DeltaManager asynchronous,"
-                + " BackupManager synchronous acknowledgement). Same JVM options as our nodes.", null));
+        boolean tomcatPeers = options.scenarios.stream().anyMatch(id -> List.of("6", "7", "8", "9", "10").contains(id));
+        String redisNote = tomcatPeers && redisSkip() != null ? " The Redis peer is left out: " + redisSkip() + "." : "";
+        String container = "Tomcat configurations as in the section \"Tomcat configurations\" above." + redisNote;
+        List<Config> tomcats = new ArrayList<>();
+        for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC,
+                TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS))) {
+            tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
+            if (setup == TomcatSetup.OURS_ASYNC && options.baselineJar != null) {
+                Path baseline = Path.of(options.baselineJar).toAbsolutePath();
+                tomcats.add(new Config(BASELINE, "sessionrep async, baseline jar (" + baseline.getFileName() + ")",
+                        logDir -> startTomcat(setup, baseline, 2, logDir)));
+            }
+        }
+        list.add(new Scenario("6", "The same container: ours and its peers in Tomcat 11",
+                "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager vs Spring Session + Redis (2 nodes)",
+                tomcats, statePoints(), "state", container + " The JMeter plan as in scenarios 1-5, threads spread over both nodes"
+                + " (sticky: each thread stays on its node)." + (options.baselineJar == null ? ""
+                : " `" + BASELINE + "`: ours async with the jar given by --baseline-jar (" + options.baselineJar + "), e.g. the"
+                + " build before a change, measured A/B against this build's."), null));
+        PeerScenarios peers = new PeerScenarios(this, options);
+        list.add(new Scenario("7", "Memory", "heap after a full GC with " + options.sessions + " sessions of 2 x 5 KiB, primary and backup",
+                List.of(), List.of(), "state", container, null, peers::memory));
+        list.add(new Scenario("8", "Without a sticky balancer: round robin", "the seed workload, every request to the next of "
+                + options.rrNodes + " nodes: ours (async, sync) vs Tomcat BackupManager",
+                List.of(), List.of(), "state", container + " 5 client threads (the runner's own HTTP client, not JMeter), each"
+                + " looping: initialize (2 x 5 KiB) on node k, process x4 on nodes k+1..k+4, verify on node k+5, destroy on node k+6"
+                + " (mod " + options.rrNodes + "; k moves on by one per session), one cookie per session sent to every node, every"
+                + " Set-Cookie taken. A session is lost when its verify does not show exactly as many versions as process requests"
+                + " answered 200 (wrong version), or answers 404 (no session). `process` carries `from=N`, so a request the JDK"
+                + " client resent is not counted twice. Segments of " + options.segmentSeconds + " s, configurations A/B/A/B,"
+                + " throughput over all requests (destroy included).", null, peers::roundRobin));
+        list.add(new Scenario("9", "Concurrent clients on one session", options.clients + " clients share each session, client i"
+                + " pinned to node i mod " + options.ccNodes + ", 10 process each: final version vs successful answers",
+                List.of(), List.of(), "state", container + " Per session: initialize on node-a, then the clients send their"
+                + " `process` requests at the same time, each on its own node (one session at a time; as many sessions as fit in"
+                + " the segment), then a verify on node-a reads the final version. Updates lost = answers 200 the final version"
+                + " does not contain; a non-200 answer or a time-out (" + ClientLoad.REQUEST_TIMEOUT.toSeconds() + " s) is never"
+                + " a success and is listed by status. All clients of a session share one cookie, as the parallel requests of"
+                + " one browser share its cookie jar. A session whose final verify fails counts all its successful updates as"
+                + " lost. \"Applied without a 200\": the version counts more updates than"
+                + " successful answers (a failed answer whose update was applied, or a request the JDK client resent). The"
+                + " reference is one Tomcat serving every client.", null, peers::concurrentClients));
+        list.add(new Scenario("10", "Fail-over: kill -9 of a Tomcat node", "sessions readable on the survivor, ours vs the peers",
+                List.of(), List.of(), "state", container, null, peers::failover));
         return list;
     }
 
@@ -171,22 +206,88 @@ final class Catalog {
         return c;
     }
 
-    private Config tomcat(String id, String label, String manager) {
-        return new Config(id, label, logDir -> {
-            int[] ports = freePorts(2);
-            String members = "127.0.0.1:" + ports[0] + ",127.0.0.1:" + ports[1];
-            List<ProcessTarget.NodeSpec> specs = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                String name = "node-" + (char) ('a' + i);
-                List<String> c = new ArrayList<>();
-                c.add(JMeterDriver.javaExecutable());
-                c.addAll(jvmArgs(logDir));
-                c.addAll(List.of("-cp", layout.tomcatClasspath(), TomcatNode.class.getName(), "--http-port=0",
-                        "--node-name=" + name, "--manager=" + manager, "--index=" + i, "--members=" + members));
-                specs.add(new ProcessTarget.NodeSpec(name, c));
+    // ------------------------------------------------------------------ Tomcat configurations
+
+    /** Scenario 6's configuration of ours (async) with --baseline-jar: the sticky A/B of two builds. */
+    static final String BASELINE = "tc-ours-async-baseline";
+
+    private Path distributableWar;
+    private Path springSessionWar;
+    private String redisSkip;
+    private boolean redisProbed;
+
+    /** Why the Redis peer cannot run here (probed once; the probe may install redis-server), or null. */
+    synchronized String redisSkip() {
+        if (!redisProbed) {
+            redisProbed = true;
+            redisSkip = RedisServer.unavailableReason(System.out);
+        }
+        return redisSkip;
+    }
+
+    /** The setups that can run here (the Redis peer needs redis-server). */
+    List<TomcatSetup> withoutUnavailable(List<TomcatSetup> setups) {
+        if (options.scenarios.stream().noneMatch(id -> List.of("6", "7", "8", "9", "10").contains(id))) {
+            return setups; // not running any of them: no probe (it may install redis-server)
+        }
+        return setups.stream().filter(s -> s != TomcatSetup.REDIS || redisSkip() == null).toList();
+    }
+
+    private String tomcatVersion() {
+        try {
+            return layout.tomcatHome().getFileName().toString().replace("apache-tomcat-", "");
+        } catch (RuntimeException e) {
+            return "11 (not built yet)";
+        }
+    }
+
+    /** The report's section on how the Tomcat configurations of scenarios 6 to 10 are set up (markdown). */
+    String tomcatSection() {
+        StringBuilder b = new StringBuilder();
+        b.append("Tomcat ").append(tomcatVersion()).append(" (the official distribution from Maven Central), one CATALINA_BASE per"
+                + " node on 127.0.0.1, started as `catalina.sh run` would; every configuration runs the same WAR (test-servlet's"
+                + " `session-test.war` with `<distributable/>`; for Redis plus Spring Session's filter and jars) with the same JVM"
+                + " options (`").append(String.join(" ", TomcatCluster.JVM_ARGS)).append("`, Tomcat's `--add-opens`, the default"
+                + " collector, a GC log); the distribution's server.xml is otherwise unchanged (HTTP on 127.0.0.1, `jvmRoute` ="
+                + " node name, no shutdown port; its access log valve stays). What each configuration adds:\n\n");
+        for (TomcatSetup s : TomcatSetup.values()) {
+            b.append("- `").append(s.id()).append("` ").append(s.label()).append(": ").append(TomcatCluster.describe(s)).append('\n');
+        }
+        return b.append('\n').toString();
+    }
+
+    /** A cluster of {@code nodes} Tomcats for {@code setup} (with its Redis server for the Spring Session peer). */
+    TomcatCluster startTomcat(TomcatSetup setup, int nodes, Path logDir) throws Exception {
+        return startTomcat(setup, setup.ours() ? layout.tomcatJar() : null, nodes, logDir);
+    }
+
+    /** As {@link #startTomcat(TomcatSetup, int, Path)}, our setups with {@code oursJar} in lib/. */
+    TomcatCluster startTomcat(TomcatSetup setup, Path oursJar, int nodes, Path logDir) throws Exception {
+        Path war;
+        synchronized (this) {
+            Path dir = layout.root().resolve("perf/runner/target/perf-wars");
+            if (distributableWar == null) {
+                distributableWar = Wars.distributable(layout.war(), dir.resolve("distributable/session-test.war"));
             }
-            return ProcessTarget.start(specs, logDir, false, options.jfr, null);
-        });
+            if (setup == TomcatSetup.REDIS && springSessionWar == null) {
+                springSessionWar = Wars.springSession(layout.war(), layout.springSessionJars(),
+                        dir.resolve("spring-session/session-test.war"));
+            }
+            war = setup == TomcatSetup.REDIS ? springSessionWar : distributableWar;
+        }
+        RedisServer redis = null;
+        if (setup == TomcatSetup.REDIS) {
+            redis = RedisServer.start(logDir);
+            System.out.println("[" + setup.id() + "] redis-server " + redis.version() + " on 127.0.0.1:" + redis.port());
+        }
+        try {
+            return TomcatCluster.start(layout, setup, oursJar, nodes, war, logDir.resolve("bases"), logDir, redis, options.jfr, System.out);
+        } catch (Exception | Error e) {
+            if (redis != null) {
+                redis.close();
+            }
+            throw e;
+        }
     }
 
     /** Distinct free TCP ports on 127.0.0.1 (free when asked). */

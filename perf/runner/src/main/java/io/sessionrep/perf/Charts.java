@@ -24,7 +24,8 @@ import java.util.function.ToDoubleFunction;
  */
 final class Charts {
 
-    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e)};
+    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
+            new Color(0x8c564b)};
 
     private Charts() {
     }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Where the built pieces are, relative to the repository root (found from system property
@@ -49,10 +50,44 @@ public record Layout(Path root) {
         return runnerClasses() + java.io.File.pathSeparator + nodeJar();
     }
 
-    /** TomcatNode's class path: the runner's classes, Tomcat's jars and the test servlet's classes. */
-    public String tomcatClasspath() {
-        return runnerClasses() + java.io.File.pathSeparator + read(root.resolve("perf/runner/target/tomcat.classpath"))
-                + java.io.File.pathSeparator + built(root.resolve("test-servlet/target/classes"));
+    /** The official Tomcat 11 distribution, unpacked from Maven Central by perf/runner's build. */
+    public Path tomcatHome() {
+        Path dist = built(root.resolve("perf/runner/target/tomcat-dist"));
+        try (var dirs = Files.list(dist)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("apache-tomcat-")
+                            && Files.exists(d.resolve("bin/bootstrap.jar")))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no apache-tomcat-* in " + dist));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Our Tomcat drop-in jar (for $CATALINA_BASE/lib), as docs/install-tomcat.md step 1 builds it. */
+    public Path tomcatJar() {
+        return built(root.resolve("tomcat-integration/target/sessionrep-tomcat.jar"));
+    }
+
+    /** test-servlet's WAR, the application every Tomcat configuration runs. */
+    public Path war() {
+        return built(root.resolve("test-servlet/target/session-test.war"));
+    }
+
+    /** docs/install-tomcat.md: the Manager element of our configurations is read from it. */
+    public Path tomcatInstallDoc() {
+        return built(root.resolve("docs/install-tomcat.md"));
+    }
+
+    /** Spring Session with Redis: the configuration jar and the jars it needs (WEB-INF/lib of the Redis WAR). */
+    public List<Path> springSessionJars() {
+        List<Path> jars = new java.util.ArrayList<>();
+        jars.add(built(root.resolve("perf/spring-session/target/perf-spring-session.jar")));
+        try (var lib = Files.list(built(root.resolve("perf/spring-session/target/spring-session-lib")))) {
+            lib.filter(f -> f.getFileName().toString().endsWith(".jar")).sorted().forEach(jars::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return jars;
     }
 
     public Path jmeterHome() {

@@ -42,6 +42,12 @@ final class Measurements {
     String failure;
     String loadBefore;
     String loadAfter;
+    /** How quiet the machine was during the scenario (null: not measured). */
+    Quietness.Verdict quiet;
+    /** A custom scenario's figures, markdown. */
+    final StringBuilder section = new StringBuilder();
+    /** A custom scenario's benchmark goals. */
+    final List<Report.Verdict> verdicts = new ArrayList<>();
 
     Measurements(Scenario scenario) {
         this.scenario = scenario;

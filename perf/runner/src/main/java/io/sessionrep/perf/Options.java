@@ -12,7 +12,9 @@ import java.util.Set;
  * <pre>
  * --quick                 short segments and two points per chart (development)
  * --smoke                 the bounded run of the integration test: tiny segments, one point
- * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 jmh; default all
+ * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 7 8 9 10 jmh; default all
+ *                         (6: Tomcat peers in one container, 7: memory, 8: round robin, 9: concurrent clients
+ *                         on one session, 10: fail-over by kill -9)
  * --segment=SECONDS       length of one measured segment (default 6 full, 3 quick, 2 smoke)
  * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 1 smoke)
  * --rounds=N              A/B rounds per point (default 2: A B A B)
@@ -22,6 +24,14 @@ import java.util.Set;
  * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
  * --no-dashboards         skip the JMeter HTML dashboards
  * --jfr                   record every node with JFR and summarize where its CPU time goes
+ * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
+ * --rr-nodes=N            scenario 8: nodes of the round robin (default 2; 2 or 3)
+ * --clients=N             scenario 9: clients sharing one session, client i on node i mod nodes (default 4)
+ * --cc-nodes=N            scenario 9: nodes (default 2; 2 or 3)
+ * --settle=SECONDS        before each scenario, wait at most this long for the 1-minute load average to fall
+ *                         to 1.0 (default 150 full, 60 quick, 0 smoke)
+ * --baseline-jar=PATH     scenario 6: also ours async with this sessionrep-tomcat.jar (e.g. built from the commit
+ *                         before a change), A/B against this build's: sticky throughput before and after
  * --charts-only           redraw the charts of an earlier run (--run=NAME) from its raw results files
  * </pre>
  */
@@ -30,7 +40,14 @@ final class Options {
     enum Profile { FULL, QUICK, SMOKE }
 
     Profile profile = Profile.FULL;
-    Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5a", "5b", "6", "jmh"));
+    static final List<String> ALL = List.of("1", "2", "3", "4", "5a", "5b", "6", "7", "8", "9", "10", "jmh");
+    Set<String> scenarios = new LinkedHashSet<>(ALL);
+    int sessions = -1;
+    int rrNodes = 2;
+    int clients = 4;
+    int ccNodes = 2;
+    int settleSeconds = -1;
+    String baselineJar;
     int segmentSeconds = -1;
     int warmupSeconds = -1;
     int rounds = 2;
@@ -59,10 +76,10 @@ final class Options {
                     if (id.equals("5")) {
                         o.scenarios.add("5a");
                         o.scenarios.add("5b");
-                    } else if (List.of("1", "2", "3", "4", "5a", "5b", "6", "jmh").contains(id)) {
+                    } else if (ALL.contains(id)) {
                         o.scenarios.add(id);
                     } else {
-                        throw new IllegalArgumentException("--scenarios: '" + s + "' is not allowed; expected 1,2,3,4,5,5a,5b,6,jmh");
+                        throw new IllegalArgumentException("--scenarios: '" + s + "' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,9,10,jmh");
                     }
                 }
             } else if (arg.startsWith("--segment=")) {
@@ -71,6 +88,21 @@ final class Options {
                 o.warmupSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--rounds=")) {
                 o.rounds = positive("rounds", value);
+            } else if (arg.startsWith("--sessions=")) {
+                o.sessions = positive("sessions", value);
+            } else if (arg.startsWith("--rr-nodes=")) {
+                o.rrNodes = nodes("rr-nodes", value);
+            } else if (arg.startsWith("--cc-nodes=")) {
+                o.ccNodes = nodes("cc-nodes", value);
+            } else if (arg.startsWith("--clients=")) {
+                o.clients = positive("clients", value);
+            } else if (arg.startsWith("--baseline-jar=")) {
+                if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(value))) {
+                    throw new IllegalArgumentException("--baseline-jar: '" + value + "' is not a file; expected a sessionrep-tomcat.jar");
+                }
+                o.baselineJar = value;
+            } else if (arg.startsWith("--settle=")) {
+                o.settleSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--run=")) {
                 o.run = value;
             } else if (arg.startsWith("--out=")) {
@@ -105,7 +137,29 @@ final class Options {
                 case SMOKE -> 1;
             };
         }
+        if (o.sessions < 0) {
+            o.sessions = switch (o.profile) {
+                case FULL -> 5000;
+                case QUICK -> 1000;
+                case SMOKE -> 300;
+            };
+        }
+        if (o.settleSeconds < 0) {
+            o.settleSeconds = switch (o.profile) {
+                case FULL -> 150;
+                case QUICK -> 60;
+                case SMOKE -> 0;
+            };
+        }
         return o;
+    }
+
+    private static int nodes(String name, String value) {
+        int n = Integer.parseInt(value);
+        if (n != 2 && n != 3) {
+            throw new IllegalArgumentException("--" + name + ": " + value + " is not allowed; expected 2 or 3");
+        }
+        return n;
     }
 
     private static int positive(String name, String value) {
@@ -118,8 +172,9 @@ final class Options {
 
     static String usage() {
         return """
-                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,jmh] [--segment=S] [--warmup=S]
+                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S]
                                    [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr]
+                                   [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;

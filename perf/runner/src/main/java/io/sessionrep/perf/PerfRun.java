@@ -129,11 +129,15 @@ public final class PerfRun {
             }
         }
         Report report = new Report(options, out, started);
+        if (scenarios.stream().anyMatch(s -> List.of("6", "7", "8", "9", "10").contains(s.id()))) {
+            report.tomcatSection = catalog.tomcatSection();
+        }
         System.out.printf(Locale.ROOT, "perf run %s: scenarios %s, %d segments of %d s (+%d s warm-up per configuration), load %s%n",
                 options.run, options.scenarios, segmentsPlanned, options.segmentSeconds, options.warmupSeconds, Report.loadAverage());
         try (JMeterDriver jmeter = JMeterDriver.start(layout, raw)) {
             for (Scenario scenario : scenarios) {
-                Measurements m = scenario.skip() != null ? skipped(scenario) : measure(scenario, jmeter);
+                Measurements m = scenario.skip() != null ? skipped(scenario)
+                        : scenario.custom() != null ? custom(scenario) : measure(scenario, jmeter);
                 results.add(m);
                 report.write(results, null); // partial report after every scenario
             }
@@ -183,9 +187,55 @@ public final class PerfRun {
         return m;
     }
 
+    /** Waits for a quiet machine (--settle), then the first snapshot of the scenario's quietness. */
+    private java.util.Optional<Quietness.Snapshot> begin(Measurements m) {
+        try {
+            Quietness.settle(options.settleSeconds, System.out);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        m.loadBefore = Report.loadAverage();
+        return Quietness.snapshot();
+    }
+
+    private void end(Measurements m, java.util.Optional<Quietness.Snapshot> before) {
+        m.loadAfter = Report.loadAverage();
+        java.util.Optional<Quietness.Snapshot> after = Quietness.snapshot();
+        if (before.isPresent() && after.isPresent()) {
+            m.quiet = Quietness.verdict(before.get(), after.get());
+            System.out.println("-- scenario " + m.scenario.id() + ": " + m.quiet.summary().replace("**", ""));
+        }
+    }
+
+    /** A scenario with its own client (7 to 10): it starts and stops its configurations itself. */
+    private Measurements custom(Scenario scenario) {
+        Measurements m = new Measurements(scenario);
+        var before = begin(m);
+        System.out.println("== scenario " + scenario.id() + ": " + scenario.title() + " (" + scenario.question() + "), load "
+                + m.loadBefore);
+        List<Target> started = new ArrayList<>();
+        try {
+            scenario.custom().run(m, raw.resolve("s" + scenario.id()), t -> {
+                started.add(t);
+                running.add(t);
+            });
+        } catch (Exception e) {
+            m.failure = "failed: " + e.getMessage();
+            System.out.println("!! scenario " + scenario.id() + " " + m.failure);
+            e.printStackTrace(System.out);
+        } finally {
+            for (Target t : started) {
+                t.close();
+                running.remove(t);
+            }
+        }
+        end(m, before);
+        return m;
+    }
+
     private Measurements measure(Scenario scenario, JMeterDriver jmeter) throws IOException {
         Measurements m = new Measurements(scenario);
-        m.loadBefore = Report.loadAverage();
+        var before = begin(m);
         System.out.println("== scenario " + scenario.id() + ": " + scenario.title() + " (" + scenario.question() + "), load "
                 + m.loadBefore);
         Path dir = raw.resolve("s" + scenario.id());
@@ -203,7 +253,7 @@ public final class PerfRun {
                     System.out.println("-- warm-up " + config.id() + " (" + options.warmupSeconds + " s, " + warm.label() + ")");
                     Path jtl = dir.resolve("warmup").resolve(config.id() + ".jtl");
                     Files.createDirectories(jtl.getParent());
-                    jmeter.run(properties(warm, targets.get(config.id()).hosts(), options.warmupSeconds), jtl);
+                    jmeter.run(properties(warm, targets.get(config.id()), options.warmupSeconds), jtl);
                 }
             }
             for (Point point : scenario.points()) {
@@ -245,7 +295,7 @@ public final class PerfRun {
                 }
             }
         }
-        m.loadAfter = Report.loadAverage();
+        end(m, before);
         return m;
     }
 
@@ -254,7 +304,7 @@ public final class PerfRun {
         String name = segmentName(config, point, round);
         Path jtl = dir.resolve("jtl").resolve(name + ".jtl");
         Files.createDirectories(jtl.getParent());
-        jmeter.run(properties(point, target.hosts(), options.segmentSeconds), jtl);
+        jmeter.run(properties(point, target, options.segmentSeconds), jtl);
         Samples samples = Samples.read(jtl);
         List<Sample> steady = samples.steady();
         double span = Samples.span(steady);
@@ -274,14 +324,15 @@ public final class PerfRun {
     }
 
     /** The JMeter properties of one segment: the plan's knobs, threads spread over the target's nodes. */
-    private static Map<String, String> properties(Point point, List<String> hosts, int seconds) {
+    private static Map<String, String> properties(Point point, Target target, int seconds) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("threads", Integer.toString(point.threads()));
         p.put("rampup", "1");
         p.put("duration", Integer.toString(seconds));
         p.put("number", Integer.toString(point.number()));
         p.put("size", Integer.toString(point.sizeKiB()));
-        p.put("hosts", String.join(",", hosts));
+        p.put("hosts", String.join(",", target.hosts()));
+        p.put("path", target.path());
         return p;
     }
 

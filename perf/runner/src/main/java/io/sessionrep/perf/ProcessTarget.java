@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Nodes started from command lines of our own (PerfNode, TomcatNode), one after the other. */
+/** Nodes started from command lines of our own (PerfNode), one after the other. */
 final class ProcessTarget implements Target {
 
     record NodeSpec(String name, List<String> command) {

@@ -24,6 +24,8 @@ final class Report {
     private final Path dir;
     private final Instant started;
     private final String loadAtStart;
+    /** Catalog's description of the Tomcat configurations (markdown). */
+    String tomcatSection = "";
 
     Report(Options options, Path dir, Instant started) {
         this.options = options;
@@ -44,6 +46,11 @@ final class Report {
             line(md, "");
         }
         header(md, results);
+        if (results.stream().anyMatch(m -> List.of("6", "7", "8", "9", "10").contains(m.scenario.id()))) {
+            line(md, "## Tomcat configurations (scenarios 6 to 10)");
+            line(md, "");
+            md.append(tomcatSection);
+        }
         targets(md, results, jmh);
         for (Measurements m : results) {
             scenario(md, m);
@@ -69,7 +76,10 @@ final class Report {
         line(md, "| machine | " + machine() + " |");
         line(md, "| load average (1, 5, 15 min) | at start " + loadAtStart + ", now " + loadAverage() + " |");
         line(md, "| JVM | " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " |");
-        line(md, "| node JVMs | `" + String.join(" ", Catalog.NODE_JVM_ARGS) + "` |");
+        line(md, "| node JVMs | `" + String.join(" ", Catalog.NODE_JVM_ARGS) + "` (Jetty nodes, scenarios 1-5) |");
+        if (!tomcatSection.isEmpty()) {
+            line(md, "| Tomcat node JVMs | `" + String.join(" ", TomcatCluster.JVM_ARGS) + "` and Tomcat's `--add-opens` (every Tomcat configuration, scenarios 6-10) |");
+        }
         line(md, "| load driver | Apache JMeter 5.6.3 (Maven Central), one JVM for the run: `" + String.join(" ", JMeterDriver.JVM_ARGS) + "` |");
         line(md, "| segments | " + options.segmentSeconds + " s each, " + options.rounds + " rounds per point (A/B/A/B), "
                 + options.warmupSeconds + " s unmeasured warm-up per configuration; first 20 % of each segment's samples discarded |");
@@ -129,7 +139,13 @@ final class Report {
 
     // ------------------------------------------------------------------ targets
 
-    private record Verdict(String target, String goal, String measured, Boolean met) {
+    /** A benchmark goal: met, missed, or (met null) not measured. */
+    record Verdict(String target, String goal, String measured, Boolean met) {
+        Verdict noisy(Measurements m) {
+            return m != null && m.quiet != null && m.quiet.noisy() && met != null
+                    ? new Verdict(target, goal, measured + " (scenario " + m.scenario.id() + " NOISY: not a clean figure)", met)
+                    : this;
+        }
     }
 
     private void targets(StringBuilder md, List<Measurements> results, JmhSuite.Results jmh) {
@@ -144,18 +160,35 @@ final class Report {
         v.add(ratio(find(results, "3"), "wq2", "wq1", Stats::mean, 1.1, true,
                 "write-quota 2: mean response time", "<= 1.1x write-quota 1 (4 nodes)"));
         Measurements s6 = find(results, "6");
-        for (String tomcat : List.of("tomcat-delta", "tomcat-backup")) {
-            String name = tomcat.equals("tomcat-delta") ? "DeltaManager" : "BackupManager";
-            v.add(ratio(s6, "sessionrep", tomcat, Stats::throughput, 1.5, false,
-                    "throughput vs Tomcat " + name, ">= 1.5x Tomcat " + name));
-            v.add(ratio(s6, "sessionrep", tomcat, s -> s.p99(), 1.0, true,
-                    "p99 vs Tomcat " + name, "lower than Tomcat " + name + " (ratio < 1)"));
+        v.add(ratio(s6, "tc-ours-async", "tc-off", Stats::throughput, 0.8, false,
+                "Tomcat: async throughput", ">= 0.8x StandardManager (replication off), same container"));
+        v.add(ratio(s6, "tc-ours-async", "tc-off", Stats::mean, 1.25, true,
+                "Tomcat: async mean response time", "<= 1.25x StandardManager, same container"));
+        v.add(ratio(s6, "tc-ours-sync", "tc-ours-async", Stats::mean, 1.3, true,
+                "Tomcat: sync mean response time", "<= 1.3x async"));
+        for (TomcatSetup peer : List.of(TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS)) {
+            String name = peer.label();
+            v.add(ratio(s6, "tc-ours-async", peer.id(), Stats::throughput, 1.5, false,
+                    "Tomcat: async throughput vs " + name, ">= 1.5x " + name));
+            if (peer != TomcatSetup.REDIS) {
+                v.add(ratio(s6, "tc-ours-async", peer.id(), s -> s.p99(), 1.0, true,
+                        "Tomcat: async p99 vs " + name, "lower than " + name + " (ratio < 1)"));
+            }
+        }
+        if (options.baselineJar != null) {
+            v.add(ratio(s6, "tc-ours-async", Catalog.BASELINE, Stats::throughput, 0.95, false,
+                    "Tomcat, sticky: async throughput vs the baseline jar", ">= 0.95x the baseline (within noise: compare the rounds)"));
+        }
+        for (Measurements m : results) {
+            for (Verdict x : m.verdicts) {
+                v.add(x.noisy(m));
+            }
         }
         v.add(requestEnd(jmh));
         v.add(wire(jmh));
         line(md, "## Targets");
         line(md, "");
-        line(md, "Benchmark goals of issue #6 (recorded here, not asserted by tests). A ratio target is met only if it"
+        line(md, "Benchmark goals of issues #6, #10 and #12 (recorded here, not asserted by tests). A ratio target is met only if it"
                 + " holds at every load point of its scenario; the worst point is shown.");
         line(md, "");
         line(md, "| target | goal | measured | verdict |");
@@ -186,6 +219,9 @@ final class Report {
         int points = 0;
         StringBuilder all = new StringBuilder();
         for (Point p : m.scenario.points()) {
+            if (!m.cells.containsKey(config) || !m.cells.containsKey(reference)) {
+                continue;
+            }
             Measurements.Cell a = m.cell(config, p);
             Measurements.Cell b = m.cell(reference, p);
             if (a.rounds.isEmpty() || b.rounds.isEmpty()) {
@@ -211,7 +247,7 @@ final class Report {
             double by = upper ? (worst / limit - 1) * 100 : (1 - worst / limit) * 100;
             measured += "; missed at " + missed + " of " + points + " points, worst by " + fmt(by) + " %";
         }
-        return new Verdict(target, goal, measured, missed == 0);
+        return new Verdict(target, goal, measured, missed == 0).noisy(m);
     }
 
     private static Verdict requestEnd(JmhSuite.Results jmh) {
@@ -261,7 +297,8 @@ final class Report {
 
     private void scenario(StringBuilder md, Measurements m) throws IOException {
         Scenario s = m.scenario;
-        line(md, "## Scenario " + s.id() + ": " + s.title());
+        boolean noisy = m.quiet != null && m.quiet.noisy();
+        line(md, "## Scenario " + s.id() + ": " + s.title() + (noisy ? " (NOISY)" : ""));
         line(md, "");
         line(md, "*" + s.question() + ".* " + s.notes());
         line(md, "");
@@ -269,19 +306,32 @@ final class Report {
             line(md, "**" + m.failure + "**");
             line(md, "");
         }
+        if (m.loadBefore != null) {
+            line(md, "Load average (1, 5, 15 min) before " + m.loadBefore + ", after " + (m.loadAfter == null ? "?" : m.loadAfter) + ". "
+                    + (m.quiet == null ? "" : "Machine: " + m.quiet.summary() + ".")
+                    + (noisy ? " The figures below were taken on a busy machine: read them as a smoke test, not as results." : ""));
+            line(md, "");
+        }
+        if (s.custom() != null) {
+            md.append(m.section);
+            if (!m.problems.isEmpty()) {
+                line(md, "Problems: " + String.join("; ", m.problems));
+                line(md, "");
+            }
+            return;
+        }
         if (!m.hasData()) {
             return;
         }
-        line(md, "Load average before " + m.loadBefore + ", after " + (m.loadAfter == null ? "?" : m.loadAfter) + ".");
-        line(md, "");
         line(md, "![mean response time](" + Charts.responseTime(m, dir) + ") ![throughput](" + Charts.throughput(m, dir) + ")");
-        if (s.id().equals("6") || s.id().equals("5b")) {
+        if (s.id().equals("6") || s.id().equals("5b")) { // the peers' p99 (targets) and the high-load tail
             line(md, "![p99](" + Charts.p99(m, dir) + ")");
         }
         line(md, "");
         String ref = s.configs().get(0).id();
-        line(md, "| load point | configuration | samples | mean ms | p50 | p90 | p99 | req/s | errors | mean per round | mean vs " + ref + " |");
-        line(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
+        line(md, "| load point | configuration | samples | mean ms | p50 | p90 | p99 | req/s | errors | mean per round | mean vs " + ref
+                + " | req/s vs " + ref + " |");
+        line(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |");
         for (Point p : s.points()) {
             Stats base = m.cell(ref, p).rounds.isEmpty() ? null : m.cell(ref, p).combined();
             for (Config c : s.configs()) {
@@ -295,9 +345,10 @@ final class Report {
                     rounds.append(rounds.length() == 0 ? "" : " / ").append(fmt(r.mean()));
                 }
                 String vs = base == null || c.id().equals(ref) ? "" : fmt(st.mean() / base.mean()) + "x";
-                line(md, String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %d | %d | %d | %,.0f | %d | %s | %s |",
+                String tput = base == null || c.id().equals(ref) ? "" : fmt(st.throughput() / base.throughput()) + "x";
+                line(md, String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %d | %d | %d | %,.0f | %d | %s | %s | %s |",
                         p.label(), c.label(), st.count(), st.mean(), st.p50(), st.p90(), st.p99(), st.throughput(),
-                        st.errors(), rounds, vs));
+                        st.errors(), rounds, vs, tput));
             }
         }
         line(md, "");

@@ -1,5 +1,6 @@
 package io.sessionrep.perf;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -12,7 +13,23 @@ import java.util.List;
  * @param skip     why the scenario cannot run here, or null
  */
 record Scenario(String id, String title, String question, List<Config> configs, List<Point> points, String xAxis,
-                String notes, String skip) {
+                String notes, String skip, Custom custom) {
+
+    /** A scenario measured with the JMeter plan, A/B/A/B at its points. */
+    Scenario(String id, String title, String question, List<Config> configs, List<Point> points, String xAxis,
+             String notes, String skip) {
+        this(id, title, question, configs, points, xAxis, notes, skip, null);
+    }
+
+    /**
+     * A scenario that measures with its own client instead of the JMeter plan (round robin, concurrent
+     * clients, memory, fail-over): it starts its configurations itself, writes its figures into
+     * {@link Measurements#section} and its verdicts into {@link Measurements#verdicts}.
+     */
+    @FunctionalInterface
+    interface Custom {
+        void run(Measurements m, Path dir, java.util.function.Consumer<Target> running) throws Exception;
+    }
 
     /** A load point: the plan's threads and the session shape (number x size KiB). */
     record Point(int threads, int number, int sizeKiB) {
@@ -39,6 +56,6 @@ record Scenario(String id, String title, String question, List<Config> configs, 
     }
 
     Scenario withSkip(String reason) {
-        return new Scenario(id, title, question, configs, points, xAxis, notes, reason);
+        return new Scenario(id, title, question, configs, points, xAxis, notes, reason, custom);
     }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A node JVM that is not a test-servlet {@code NodeLauncher} (PerfNode in a network namespace, TomcatNode):
+ * A node JVM that is not a test-servlet {@code NodeLauncher} (PerfNode in a network namespace, a Tomcat of the distribution):
  * output to a log file, the {@code READY node=<name> http=<url>} line awaited, SIGKILL on close (the
  * same contract as test-servlet's NodeProcess, whose launcher is not public).
  */
@@ -35,11 +35,20 @@ final class ServerProcess implements AutoCloseable {
     }
 
     static ServerProcess start(String name, List<String> command, Path log) throws IOException {
+        return start(name, command, log, null);
+    }
+
+    /** As {@link #start(String, List, Path)}, in working directory {@code dir} (null: the runner's). */
+    static ServerProcess start(String name, List<String> command, Path log, Path dir) throws IOException {
         Files.createDirectories(log.getParent());
         Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
         out.write("# " + String.join(" ", command) + "\n");
         out.flush();
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        if (dir != null) {
+            builder.directory(dir.toFile());
+        }
+        Process process = builder.start();
         process.getOutputStream().close();
         ServerProcess server = new ServerProcess(name, process, log);
         Thread pump = new Thread(() -> server.pump(out), "log-" + name);
@@ -81,6 +90,18 @@ final class ServerProcess implements AutoCloseable {
 
     String name() {
         return name;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    Path log() {
+        return log;
     }
 
     private String tail() {

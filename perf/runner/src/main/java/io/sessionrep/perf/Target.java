@@ -8,6 +8,11 @@ interface Target extends AutoCloseable {
     /** host:port of every node serving the test servlet, in node order. */
     List<String> hosts();
 
+    /** The test servlet's path on every node ({@code /session} on our Jetty nodes). */
+    default String path() {
+        return "/session";
+    }
+
     /** Stops every process of the target (idempotent). */
     @Override
     void close();

@@ -21,8 +21,10 @@ class OptionsTest {
 
     @Test
     void badValuesNameTheFlag() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.parse("--scenarios=7"));
-        assertEquals("--scenarios: '7' is not allowed; expected 1,2,3,4,5,5a,5b,6,jmh", e.getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.parse("--scenarios=11"));
+        assertEquals("--scenarios: '11' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,9,10,jmh", e.getMessage());
+        IllegalArgumentException nodes = assertThrows(IllegalArgumentException.class, () -> Options.parse("--rr-nodes=4"));
+        assertEquals("--rr-nodes: 4 is not allowed; expected 2 or 3", nodes.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Options.parse("--bogus"));
     }
 }

@@ -1,0 +1,72 @@
+package io.sessionrep.perf;
+
+import java.util.Locale;
+
+/**
+ * The session managers compared in one container: the official Tomcat 11 distribution, the same WAR
+ * (test-servlet's {@code session-test.war} made {@code <distributable/>}), the same JVM options; only
+ * what each manager's documentation asks for differs.
+ */
+public enum TomcatSetup {
+    /** Tomcat's default {@code StandardManager}: no replication, the reference. */
+    OFF("tc-off", "Tomcat StandardManager (replication off)", false, "JSESSIONID"),
+    /** {@code <Cluster>} with {@code DeltaManager}: every node holds every session, asynchronous sends. */
+    DELTA("tc-delta", "Tomcat DeltaManager", true, "JSESSIONID"),
+    /** {@code <Cluster>} with {@code BackupManager}: one backup per session, synchronous acknowledgement. */
+    BACKUP("tc-backup", "Tomcat BackupManager", true, "JSESSIONID"),
+    /** Ours, as docs/install-tomcat.md says, {@code replicationMode} left at its default ({@code async}). */
+    OURS_ASYNC("tc-ours-async", "sessionrep async, write-quota 1 (Tomcat)", true, "JSESSIONID"),
+    /** Ours with {@code replicationMode="sync"}. */
+    OURS_SYNC("tc-ours-sync", "sessionrep sync, write-quota 1 (Tomcat)", true, "JSESSIONID"),
+    /** Spring Session with Redis (Lettuce) as a filter in the WAR, one local {@code redis-server}. */
+    REDIS("tc-redis", "Spring Session + Redis (Tomcat)", true, "SESSION");
+
+    private final String id;
+    private final String label;
+    private final boolean replicated;
+    private final String cookie;
+
+    TomcatSetup(String id, String label, boolean replicated, String cookie) {
+        this.id = id;
+        this.label = label;
+        this.replicated = replicated;
+        this.cookie = cookie;
+    }
+
+    /** The configuration id in reports and folders, e.g. {@code tc-backup}. */
+    public String id() {
+        return id;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    /** Whether a session survives its node (everything but StandardManager). */
+    public boolean replicated() {
+        return replicated;
+    }
+
+    /** The session cookie's name. */
+    public String cookie() {
+        return cookie;
+    }
+
+    /** Uses Tomcat's own {@code <Cluster>} (Tribes). */
+    boolean tomcatCluster() {
+        return this == DELTA || this == BACKUP;
+    }
+
+    boolean ours() {
+        return this == OURS_ASYNC || this == OURS_SYNC;
+    }
+
+    public static TomcatSetup byId(String id) {
+        for (TomcatSetup s : values()) {
+            if (s.id.equals(id) || s.name().toLowerCase(Locale.ROOT).equals(id)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("unknown Tomcat configuration '" + id + "'");
+    }
+}
