@@ -88,6 +88,9 @@ etc/sessionrep.xml
 ## max-session-size: Larger sessions are not replicated (warned once per session). Default 1MiB.
 # sessionrep.max-session-size=1MiB
 
+## max-backup-bytes: Attribute bytes this node holds at most as backups; then new copies are refused (counted, logged). Default: half the heap.
+# sessionrep.max-backup-bytes=256MiB
+
 ## cluster-key: Shared secret (at least 16 characters, or file:/path): encrypts and authenticates all traffic between nodes; nodes without it cannot join.
 # sessionrep.cluster-key=
 

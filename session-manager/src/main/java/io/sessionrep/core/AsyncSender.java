@@ -164,9 +164,9 @@ final class AsyncSender implements AutoCloseable {
             (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
             metrics.bytesSent.increment(bytes.length);
             metrics.valueBytesSent.increment(pending.update().valueBytes());
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not send session " + pending.update().sessionId()
+            LOG.log(System.Logger.Level.WARNING, "could not send session " + SessionIds.shortForm(pending.update().sessionId())
                     + " to " + pending.target().name() + ": " + e);
             onDropped.accept(pending.update().sessionId(), pending.target().name());
         }

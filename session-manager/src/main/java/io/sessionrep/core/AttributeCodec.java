@@ -24,6 +24,8 @@ final class AttributeCodec {
     private final ReplicationMetrics metrics;
     private final Set<String> reportedUnserializable = ConcurrentHashMap.newKeySet();
     private final Set<String> reportedRejected = ConcurrentHashMap.newKeySet();
+    /** Class names come from senders: the "reported once" sets stop growing here (later ones are counted only). */
+    private static final int MAX_REPORTED = 1000;
     private final java.util.concurrent.atomic.AtomicBoolean reportedUndecodable = new java.util.concurrent.atomic.AtomicBoolean();
 
     AttributeCodec(SessionSerializer serializer, ReplicationMetrics metrics) {
@@ -56,9 +58,9 @@ final class AttributeCodec {
             return serializer.deserialize(bytes);
         } catch (ClassNotAllowedException e) {
             metrics.rejectedClass.increment();
-            if (reportedRejected.add(e.className())) {
+            if (reportedRejected.size() < MAX_REPORTED && reportedRejected.add(e.className())) {
                 LOG.log(System.Logger.Level.WARNING, "refused session attribute '" + name + "' from " + from
-                        + ": class " + e.className() + " is not in serialization-allowlist (session " + sessionId
+                        + ": class " + e.className() + " is not in serialization-allowlist (session " + SessionIds.shortForm(sessionId)
                         + "; add its package to serialization-allowlist if it is yours; reported once per class)");
             }
             return null;
@@ -66,7 +68,7 @@ final class AttributeCodec {
             metrics.rejectedUndecodable.increment();
             boolean first = reportedUndecodable.compareAndSet(false, true);
             LOG.log(first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, "undecodable session attribute '"
-                    + name + "' from " + from + " (session " + sessionId + "): " + e.getMessage()
+                    + name + "' from " + from + " (session " + SessionIds.shortForm(sessionId) + "): " + e.getMessage()
                     + (first ? " (further ones are counted in " + ReplicationMetrics.REJECTED + " and logged at DEBUG)" : ""));
             return null;
         }

@@ -63,7 +63,7 @@ final class IncomingMessages implements MessageReceiver {
                 }
             } else if (message instanceof Message.Release m) {
                 boolean dropped = node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
-                LOG.log(System.Logger.Level.DEBUG, () -> "release of session " + m.sessionId() + " at version " + m.version()
+                LOG.log(System.Logger.Level.DEBUG, () -> "release of session " + SessionIds.shortForm(m.sessionId()) + " at version " + m.version()
                         + " from " + sender.name() + (dropped ? ": copy dropped" : ": copy kept"));
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
@@ -90,7 +90,7 @@ final class IncomingMessages implements MessageReceiver {
             } else {
                 node.metrics.rejectedMalformed.increment(); // replies never arrive here unsolicited
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // no input may escape into the transport's thread
             node.metrics.rejectedMalformed.increment();
             LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name(), e);
         }
@@ -100,6 +100,10 @@ final class IncomingMessages implements MessageReceiver {
     private byte[] onUpdate(Member sender, Message.Update m) {
         SessionUpdate update = m.update();
         String id = update.sessionId();
+        if (update.valueBytes() > node.config.maxSessionSize()) {
+            node.metrics.rejectedTooLarge.increment(); // the sender should not have sent it: refused, no answer
+            return null;
+        }
         Message.AckStatus status;
         long version = update.toVersion();
         if (node.tombstones.contains(id)) {
@@ -136,14 +140,32 @@ final class IncomingMessages implements MessageReceiver {
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
             if (status != Message.AckStatus.APPLIED) {
                 Message.AckStatus logged = status;
-                LOG.log(System.Logger.Level.DEBUG, () -> "update of session " + id + " " + update.fromVersion() + "->"
+                LOG.log(System.Logger.Level.DEBUG, () -> "update of session " + SessionIds.shortForm(id) + " " + update.fromVersion() + "->"
                         + update.toVersion() + (update.full() ? " (full)" : "") + " from " + sender.name() + ": " + logged);
             }
-            if (status == Message.AckStatus.NEED_FULL && !m.ackRequested()) {
+            if (status == Message.AckStatus.FULL) {
+                reportBackupsFull();
+            }
+            if (status == Message.AckStatus.NEED_FULL && !m.ackRequested() && !node.backups.wouldExceed(1)) {
                 node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
             }
         }
         return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong lastFullWarning = new java.util.concurrent.atomic.AtomicLong();
+
+    private void reportBackupsFull() {
+        node.metrics.backupsRefused.increment();
+        long now = System.nanoTime();
+        long last = lastFullWarning.get();
+        if ((last == 0 || now - last > java.util.concurrent.TimeUnit.MINUTES.toNanos(1))
+                && lastFullWarning.compareAndSet(last, now)) {
+            LOG.log(System.Logger.Level.WARNING, "node " + node.self.name() + " holds " + node.backups.bytes()
+                    + " bytes of backups, its max-backup-bytes " + node.config.maxBackupBytes() + ": new backup copies"
+                    + " are refused (their owners stay below write-quota), copies held are still updated (counted in "
+                    + io.sessionrep.core.metrics.ReplicationMetrics.BACKUPS_REFUSED + ", logged at most once a minute)");
+        }
     }
 
     /**
@@ -200,7 +222,7 @@ final class IncomingMessages implements MessageReceiver {
                 serving = !mine.dormant;
             }
             boolean theyWin = outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name());
-            LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + id + ": " + m.owner() + " at " + m.version()
+            LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + SessionIds.shortForm(id) + ": " + m.owner() + " at " + m.version()
                     + (m.serving() ? " serving" : " promoted") + " vs this node at " + myVersion + (serving ? " serving" : " promoted")
                     + (theyWin ? ": yields" : ": keeps"));
             if (theyWin) {
@@ -254,7 +276,7 @@ final class IncomingMessages implements MessageReceiver {
     private void loseOwnership(String id) {
         if (node.dropPrimary(id)) {
             node.lostOwnership.add(id);
-            LOG.log(System.Logger.Level.DEBUG, "session " + id + " is now owned by another node");
+            LOG.log(System.Logger.Level.DEBUG, "session " + SessionIds.shortForm(id) + " is now owned by another node");
             node.events.ownershipLost(id);
         }
     }

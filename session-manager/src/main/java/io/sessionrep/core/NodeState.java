@@ -29,6 +29,11 @@ final class NodeState {
      * session to an owner that chose other backups): long enough for them to receive the state.
      */
     static final Duration STRAY_COPY_TTL = Duration.ofMinutes(1);
+    /**
+     * How long a copy of a session that never expires (max inactive interval 0 or less) is kept after its
+     * owner left, when no node promoted it meanwhile: such copies would otherwise stay forever.
+     */
+    static final Duration ORPHAN_GRACE = Duration.ofHours(1);
     /** How long a released backup ignores late one-way updates from its former owner. */
     static final Duration RELEASE_MEMORY = Duration.ofMinutes(1);
 
@@ -41,7 +46,7 @@ final class NodeState {
     final BackupPlacement placement;
     final SessionEvents events;
     final Map<String, PrimaryEntry> primaries = new ConcurrentHashMap<>();
-    final BackupStore backups = new BackupStore();
+    final BackupStore backups;
     final Tombstones tombstones;
     final Tombstones lostOwnership;
     /** Sessions a request here is acquiring from another node right now (answered BUSY to other askers). */
@@ -63,6 +68,7 @@ final class NodeState {
         this.tombstones = new Tombstones(clock, TOMBSTONE_TTL);
         this.lostOwnership = new Tombstones(clock, LOST_OWNERSHIP_TTL);
         this.members = List.of(self);
+        this.backups = new BackupStore(config.maxBackupBytes());
         this.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
                 config.nodeName(), this::backupOutOfDate);
     }

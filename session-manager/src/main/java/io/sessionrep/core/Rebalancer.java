@@ -72,6 +72,15 @@ final class Rebalancer implements AutoCloseable {
     }
 
     private void pass() {
+        try {
+            passOnce();
+        } catch (Throwable e) { // the worker must survive anything; the next view change or maintenance retries
+            node.metrics.failed.increment();
+            LOG.log(System.Logger.Level.WARNING, "rebalancing pass failed; retried at the next pass", e);
+        }
+    }
+
+    private void passOnce() {
         passRequested.set(false);
         long started = System.nanoTime();
         reconciler.reconcile(); // members joined (a healed partition): settle sessions both sides hold
@@ -112,7 +121,7 @@ final class Rebalancer implements AutoCloseable {
             SessionUpdate newest = takeOver.fetchNewest(e.getKey(), mine);
             if (newest != null && newest != mine && newest.toVersion() >= mine.toVersion()) {
                 node.dropPrimary(e.getKey());
-                LOG.log(System.Logger.Level.INFO, "dropped promoted session " + e.getKey() + " at version "
+                LOG.log(System.Logger.Level.INFO, "dropped promoted session " + SessionIds.shortForm(e.getKey()) + " at version "
                         + mine.toVersion() + ": another node holds version " + newest.toVersion());
             }
         }
@@ -141,7 +150,7 @@ final class Rebalancer implements AutoCloseable {
                     waitForQueueRoom();
                     takeOver.becomePrimary(copy, false);
                     node.metrics.promotions.increment();
-                    LOG.log(System.Logger.Level.DEBUG, () -> "promoted session " + id + " from version " + copy.toVersion()
+                    LOG.log(System.Logger.Level.DEBUG, () -> "promoted session " + SessionIds.shortForm(id) + " from version " + copy.toVersion()
                             + " (own backup " + backup.copy.version() + ") after its primary " + backup.owner.name() + " left");
                     promoted++;
                 }

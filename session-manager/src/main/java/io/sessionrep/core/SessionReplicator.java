@@ -74,6 +74,7 @@ public final class SessionReplicator implements AutoCloseable {
         });
         metrics.gauge(ReplicationMetrics.SESSIONS_PRIMARY, node.primaries::size);
         metrics.gauge(ReplicationMetrics.SESSIONS_BACKUP, node.backups::size);
+        metrics.gauge(ReplicationMetrics.BACKUP_BYTES, node.backups::bytes);
         metrics.gauge(ReplicationMetrics.SESSIONS_BELOW_QUOTA, rebalancer::sessionsBelowQuota);
     }
 
@@ -167,7 +168,7 @@ public final class SessionReplicator implements AutoCloseable {
             replication.replicate(session, changes.drain());
         } catch (RuntimeException e) {
             node.metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "replication of session " + session.id() + " failed", e);
+            LOG.log(System.Logger.Level.WARNING, "replication of session " + SessionIds.shortForm(session.id()) + " failed", e);
         } finally {
             node.metrics.requestEnd.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         }
@@ -353,7 +354,17 @@ public final class SessionReplicator implements AutoCloseable {
         node.backups.purgeReleased(node.clock.millis() - NodeState.RELEASE_MEMORY.toMillis());
         long now = node.clock.millis();
         long strayBefore = System.currentTimeMillis() - NodeState.STRAY_COPY_TTL.toMillis();
+        long orphanBefore = System.currentTimeMillis() - NodeState.ORPHAN_GRACE.toMillis();
         int expired = node.backups.removeIf(b -> {
+            if (!node.isMember(b.owner.name()) && b.changedAt < orphanBefore) {
+                int maxInactive;
+                synchronized (b.copy) {
+                    maxInactive = b.copy.maxInactiveSeconds();
+                }
+                if (maxInactive <= 0) {
+                    return true; // never expires by itself, owner gone for the grace period, nobody promoted it
+                }
+            }
             if (node.isMember(b.owner.name())) {
                 // its primary decides; a copy it does not use (left here by a hand-over) goes after a while
                 return b.changedAt < strayBefore
@@ -384,7 +395,7 @@ public final class SessionReplicator implements AutoCloseable {
     private void runMaintenanceSafely() {
         try {
             runMaintenance();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // the thread must survive anything: a failed pass is retried at the next one
             LOG.log(System.Logger.Level.WARNING, "session maintenance failed", e);
         }
     }
@@ -392,7 +403,7 @@ public final class SessionReplicator implements AutoCloseable {
     private void flushTouchesSafely() {
         try {
             touches.flush();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             LOG.log(System.Logger.Level.WARNING, "sending last-access touches failed", e);
         }
     }

@@ -139,6 +139,7 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                   --jgroups-config=FILE      a JGroups XML stack replacing the generated one (experts);
                                              then no discovery, bind-*, peers, multicast-*, dns-* options
                   --max-session-size=BYTES   larger sessions are not replicated (default 1MiB)
+                  --max-backup-bytes=BYTES   backup bytes held at most (default: half the heap)
                   --cluster-key=SECRET       encrypt and authenticate replication traffic
                   --tls-keystore=FILE        mutual TLS between nodes: this node's key store
                   --tls-keystore-password=P  its password, or file:/path

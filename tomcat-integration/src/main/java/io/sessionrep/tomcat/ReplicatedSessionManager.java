@@ -109,6 +109,7 @@ public class ReplicatedSessionManager extends ManagerBase {
     public void setDnsRecordType(String v) { attributes.set("dns-record-type", v); }
     public void setJgroupsConfig(String v) { attributes.set("jgroups-config", v); }
     public void setMaxSessionSize(String v) { attributes.set("max-session-size", v); }
+    public void setMaxBackupBytes(String v) { attributes.set("max-backup-bytes", v); }
     public void setClusterKey(String v) { attributes.set("cluster-key", v); }
     public void setTlsKeystore(String v) { attributes.set("tls-keystore", v); }
     public void setTlsKeystorePassword(String v) { attributes.set("tls-keystore-password", v); }

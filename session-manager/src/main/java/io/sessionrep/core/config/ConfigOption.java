@@ -32,6 +32,7 @@ public enum ConfigOption {
     DNS_RECORD_TYPE("dns-record-type"),
     JGROUPS_CONFIG("jgroups-config"),
     MAX_SESSION_SIZE("max-session-size"),
+    MAX_BACKUP_BYTES("max-backup-bytes"),
     CLUSTER_KEY("cluster-key"),
     TLS_KEYSTORE("tls-keystore"),
     TLS_KEYSTORE_PASSWORD("tls-keystore-password"),

@@ -303,6 +303,11 @@ final class OptionParsers {
         if (!javaName(name)) {
             throw notAllowed(option, raw == null ? "null" : quote(raw), expected);
         }
+        if (wildcard && !name.contains(".")) {
+            throw notAllowed(option, quote(v), expected + "; a one-segment wildcard (" + prefix + ") would allow"
+                    + " every library under it, gadget classes included: name your own packages ("
+                    + prefix + "example.)");
+        }
         if (wildcard) {
             for (String jdk : JDK_PACKAGES) {
                 if (jdk.startsWith(prefix) || prefix.startsWith(jdk)) {

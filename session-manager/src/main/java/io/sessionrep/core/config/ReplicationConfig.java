@@ -15,6 +15,7 @@ import static io.sessionrep.core.config.ConfigOption.DYNAMIC_DISCOVERY;
 import static io.sessionrep.core.config.ConfigOption.JGROUPS_CONFIG;
 import static io.sessionrep.core.config.ConfigOption.MACHINE_ID;
 import static io.sessionrep.core.config.ConfigOption.MAX_SESSION_SIZE;
+import static io.sessionrep.core.config.ConfigOption.MAX_BACKUP_BYTES;
 import static io.sessionrep.core.config.ConfigOption.METRICS;
 import static io.sessionrep.core.config.ConfigOption.MULTICAST_ADDRESS;
 import static io.sessionrep.core.config.ConfigOption.MULTICAST_PORT;
@@ -110,6 +111,7 @@ public final class ReplicationConfig {
     private final DnsRecordType dnsRecordType;
     private final String jgroupsConfig;
     private final long maxSessionSize;
+    private final long maxBackupBytes;
     private final String clusterKey;
     private final String tlsKeystore;
     private final String tlsKeystorePassword;
@@ -146,6 +148,7 @@ public final class ReplicationConfig {
         this.dnsRecordType = b.dnsRecordType;
         this.jgroupsConfig = b.jgroupsConfig;
         this.maxSessionSize = b.maxSessionSize;
+        this.maxBackupBytes = b.maxBackupBytes;
         this.clusterKey = b.clusterKey;
         this.tlsKeystore = b.tlsKeystore;
         this.tlsKeystorePassword = b.tlsKeystorePassword;
@@ -308,6 +311,13 @@ public final class ReplicationConfig {
     public long maxSessionSize() { return maxSessionSize; }
 
     /**
+     * {@code max-backup-bytes}: the attribute bytes this node holds at most as backups of other nodes'
+     * sessions. When reached, copies of sessions not held yet are refused (counted, logged once a minute);
+     * copies held keep being updated. 1MiB to 1TiB. Default: half of this JVM's maximum heap.
+     */
+    public long maxBackupBytes() { return maxBackupBytes; }
+
+    /**
      * {@code cluster-key}: the shared secret of the cluster, or null. Every frame between nodes is then
      * encrypted and authenticated (AES-256-GCM with a key derived from the secret) and accepted once and only
      * while fresh; a node without the secret can neither join, read, inject nor replay. The README's security
@@ -431,6 +441,7 @@ public final class ReplicationConfig {
             case DNS_RECORD_TYPE -> dnsRecordType.optionValue();
             case JGROUPS_CONFIG -> jgroupsConfig == null ? "(not set)" : jgroupsConfig;
             case MAX_SESSION_SIZE -> formatSize(maxSessionSize);
+            case MAX_BACKUP_BYTES -> formatSize(maxBackupBytes);
             case CLUSTER_KEY -> clusterKey == null ? "(not set)" : "****";
             case TLS_KEYSTORE -> tlsKeystore == null ? "(not set)" : tlsKeystore;
             case TLS_KEYSTORE_PASSWORD -> tlsKeystorePassword == null ? "(not set)" : "****";
@@ -507,6 +518,7 @@ public final class ReplicationConfig {
         private DnsRecordType dnsRecordType = DnsRecordType.A;
         private String jgroupsConfig;
         private long maxSessionSize = MIB;
+        private long maxBackupBytes = Math.max(MIB, Runtime.getRuntime().maxMemory() / 2);
         private String clusterKey;
         private String tlsKeystore;
         private String tlsKeystorePassword;
@@ -672,6 +684,14 @@ public final class ReplicationConfig {
             }
             this.maxSessionSize = v;
             return set(MAX_SESSION_SIZE);
+        }
+
+        public Builder maxBackupBytes(long v) {
+            if (v < MIB || v > 1024 * GIB) {
+                throw notAllowed(MAX_BACKUP_BYTES, formatSize(v), "a size from 1MiB to 1TiB (default: half the heap)");
+            }
+            this.maxBackupBytes = v;
+            return set(MAX_BACKUP_BYTES);
         }
 
         /**
@@ -879,6 +899,7 @@ public final class ReplicationConfig {
                             DnsRecordType::optionValue));
                     case JGROUPS_CONFIG -> jgroupsConfig(v);
                     case MAX_SESSION_SIZE -> maxSessionSize(OptionParsers.size(option, v));
+                    case MAX_BACKUP_BYTES -> maxBackupBytes(OptionParsers.size(option, v));
                     case CLUSTER_KEY -> clusterKey(v);
                     case TLS_KEYSTORE -> tlsKeystore(v);
                     case TLS_KEYSTORE_PASSWORD -> tlsKeystorePassword(v);

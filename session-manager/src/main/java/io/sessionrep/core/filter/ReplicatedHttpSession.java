@@ -1,5 +1,6 @@
 package io.sessionrep.core.filter;
 
+
 import io.sessionrep.core.ChangeTracker;
 import io.sessionrep.core.SessionSnapshot;
 import jakarta.servlet.ServletContext;
@@ -165,7 +166,7 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
 
     private void checkValid() {
         if (state == State.INVALID) {
-            throw new IllegalStateException("session " + id + " was invalidated");
+            throw new IllegalStateException("session " + io.sessionrep.core.SessionIds.shortForm(id) + " was invalidated");
         }
     }
 

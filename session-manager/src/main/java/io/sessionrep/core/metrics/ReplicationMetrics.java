@@ -87,6 +87,12 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String REASON_NOT_MEMBER = "not-member";
     /** The sender could not have sent it by the protocol's rules (e.g. announcing another node's ownership). */
     public static final String REASON_NOT_OWNER = "not-owner";
+    /** The update is larger than max-session-size. */
+    public static final String REASON_TOO_LARGE = "too-large";
+    /** Attribute bytes held as backups (bounded by max-backup-bytes). */
+    public static final String BACKUP_BYTES = "sessionrep.backup.bytes";
+    /** New backup copies refused because max-backup-bytes was reached. */
+    public static final String BACKUPS_REFUSED = "sessionrep.backups.refused";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -107,6 +113,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     public final Counter rejectedUndecodable;
     public final Counter rejectedNotMember;
     public final Counter rejectedNotOwner;
+    public final Counter rejectedTooLarge;
+    public final Counter backupsRefused;
     public final Counter notSerializable;
     public final Counter tooLarge;
     public final Counter takeoversLocal;
@@ -142,6 +150,8 @@ public final class ReplicationMetrics implements AutoCloseable {
         rejectedUndecodable = counter(REJECTED, "reason", REASON_UNDECODABLE);
         rejectedNotMember = counter(REJECTED, "reason", REASON_NOT_MEMBER);
         rejectedNotOwner = counter(REJECTED, "reason", REASON_NOT_OWNER);
+        rejectedTooLarge = counter(REJECTED, "reason", REASON_TOO_LARGE);
+        backupsRefused = counter(BACKUPS_REFUSED);
         notSerializable = counter(NOT_SERIALIZABLE);
         tooLarge = counter(TOO_LARGE);
         takeoversLocal = counter(TAKEOVERS, "source", "local-backup");

@@ -12,6 +12,35 @@ import java.util.function.Predicate;
 /** The backup copies this node holds for other primaries, with the name of the owner of each. */
 public final class BackupStore {
     private final Map<String, Backup> backups = new ConcurrentHashMap<>();
+    /** Attribute bytes of the held copies. */
+    private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+    private final long maxBytes;
+
+    /** A store without a bound (tests of the core). */
+    public BackupStore() {
+        this(Long.MAX_VALUE);
+    }
+
+    /** A store holding at most {@code maxBytes} attribute bytes; new copies beyond it are refused. */
+    public BackupStore(long maxBytes) {
+        this.maxBytes = maxBytes;
+    }
+
+    /** Attribute bytes held. */
+    public long bytes() {
+        return bytes.get();
+    }
+
+    /** True when a new copy of {@code size} bytes would exceed the bound. */
+    public boolean wouldExceed(long size) {
+        return bytes.get() + size > maxBytes;
+    }
+
+    private static long sizeOf(Backup b) {
+        synchronized (b.copy) {
+            return b.copy.valueBytes();
+        }
+    }
     /** Copies released recently: (owner, version) per id, so a late update cannot re-create them. */
     private final Map<String, Released> released = new ConcurrentHashMap<>();
 
@@ -43,7 +72,8 @@ public final class BackupStore {
      */
     public void hold(SessionCopy copy, Member owner) {
         released.remove(copy.sessionId());
-        backups.put(copy.sessionId(), new Backup(copy, owner));
+        Backup previous = backups.put(copy.sessionId(), new Backup(copy, owner));
+        bytes.addAndGet(copy.valueBytes() - (previous == null ? 0 : sizeOf(previous)));
     }
 
     /**
@@ -74,9 +104,13 @@ public final class BackupStore {
             if (!update.full()) {
                 return AckStatus.NEED_FULL;
             }
+            if (wouldExceed(update.valueBytes())) {
+                return AckStatus.FULL; // the bound: copies held keep being updated, new ones are refused
+            }
             Backup created = new Backup(SessionCopy.of(update), owner);
             Backup raced = backups.putIfAbsent(update.sessionId(), created);
             if (raced == null) {
+                bytes.addAndGet(created.copy.valueBytes());
                 return AckStatus.APPLIED;
             }
             existing = raced;
@@ -89,7 +123,9 @@ public final class BackupStore {
             if (!update.full() && update.fromVersion() != held) {
                 return AckStatus.NEED_FULL;
             }
+            long before = existing.copy.valueBytes();
             existing.copy.apply(update);
+            bytes.addAndGet(existing.copy.valueBytes() - before);
             existing.owner = owner;
             existing.changedAt = System.currentTimeMillis();
             return AckStatus.APPLIED;
@@ -122,7 +158,11 @@ public final class BackupStore {
                 return false;
             }
         }
-        return backups.remove(sessionId, b);
+        if (backups.remove(sessionId, b)) {
+            bytes.addAndGet(-sizeOf(b));
+            return true;
+        }
+        return false;
     }
 
     /** Forgets release records older than {@code before}. */
@@ -140,7 +180,11 @@ public final class BackupStore {
     }
 
     public Backup remove(String sessionId) {
-        return backups.remove(sessionId);
+        Backup removed = backups.remove(sessionId);
+        if (removed != null) {
+            bytes.addAndGet(-sizeOf(removed));
+        }
+        return removed;
     }
 
     /** A full update of the copy held, or null. */
@@ -156,9 +200,14 @@ public final class BackupStore {
 
     /** Removes the backups matching {@code expired}; returns how many. */
     public int removeIf(Predicate<Backup> expired) {
-        int before = backups.size();
-        backups.values().removeIf(expired);
-        return before - backups.size();
+        int removed = 0;
+        for (Map.Entry<String, Backup> e : backups.entrySet()) {
+            if (expired.test(e.getValue()) && backups.remove(e.getKey(), e.getValue())) {
+                bytes.addAndGet(-sizeOf(e.getValue()));
+                removed++;
+            }
+        }
+        return removed;
     }
 
     public Set<String> ids() {

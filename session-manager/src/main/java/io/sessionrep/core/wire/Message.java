@@ -127,6 +127,8 @@ public sealed interface Message {
         /** Version gap: the backup needs a full copy. */
         NEED_FULL,
         /** The session is invalidated here; the update was discarded. */
-        INVALIDATED
+        INVALIDATED,
+        /** This node holds max-backup-bytes of backups already: a new copy was refused. */
+        FULL
     }
 }

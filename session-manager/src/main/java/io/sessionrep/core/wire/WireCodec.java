@@ -54,6 +54,11 @@ public final class WireCodec {
     private static final byte ACQUIRE_REPLY = 13;
     private static final byte ACQUIRE_CANCEL = 14;
 
+    /**
+     * Versions above this are refused: a node adds one per change or hand-over, so it is never reached, and
+     * a peer cannot push one close to {@code Long.MAX_VALUE} to make the next increment wrap around.
+     */
+    public static final long MAX_VERSION = 1L << 62;
     private static final int FLAG_FULL = 1;
     private static final int FLAG_ACK = 2;
 
@@ -214,6 +219,9 @@ public final class WireCodec {
                 String id = r.string();
                 long ownedAt = r.i64();
                 String owner = r.string();
+                if (ownedAt < 0 || ownedAt > MAX_VERSION) {
+                    throw new MalformedMessageException("bad ownership version " + ownedAt);
+                }
                 int flags = r.u8();
                 if (flags > 3) {
                     throw new MalformedMessageException("bad ownership flags " + flags);
@@ -240,7 +248,14 @@ public final class WireCodec {
                 }
                 yield new Message.Touch(entries);
             }
-            case RELEASE -> new Message.Release(r.string(), r.i64());
+            case RELEASE -> {
+                String id = r.string();
+                long releasedAt = r.i64();
+                if (releasedAt < 0 || releasedAt > MAX_VERSION) {
+                    throw new MalformedMessageException("bad release version " + releasedAt);
+                }
+                yield new Message.Release(id, releasedAt);
+            }
             case RECONCILE -> {
                 int count = r.count(2);
                 java.util.List<String> ids = new java.util.ArrayList<>(count);
@@ -306,7 +321,7 @@ public final class WireCodec {
         String id = r.string();
         long from = r.i64();
         long to = r.i64();
-        if (to <= 0 || from < 0 || from >= to) {
+        if (to <= 0 || from < 0 || from >= to || to > MAX_VERSION) {
             throw new MalformedMessageException("bad versions " + from + " -> " + to);
         }
         long created = r.i64();

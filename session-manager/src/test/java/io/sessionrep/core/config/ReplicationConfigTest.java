@@ -94,7 +94,7 @@ class ReplicationConfigTest {
         assertEquals(List.of("node-name", "replication-mode", "sync-timeout", "ownership-timeout", "replication-trigger", "write-quota",
                 "allow-colocation", "machine-id", "discovery", "cluster-name", "bind-address", "bind-port", "peers",
                 "multicast-address", "multicast-port", "dynamic-discovery", "discovery-directory", "dns-query",
-                "dns-record-type", "jgroups-config", "max-session-size", "cluster-key",
+                "dns-record-type", "jgroups-config", "max-session-size", "max-backup-bytes", "cluster-key",
                 "tls-keystore", "tls-keystore-password", "tls-keystore-type", "tls-truststore",
                 "tls-truststore-password", "tls-truststore-type", "insecure-cluster", "serialization-allowlist",
                 "async-queue-entries", "async-queue-bytes", "metrics"), ReplicationConfig.OPTION_NAMES);
