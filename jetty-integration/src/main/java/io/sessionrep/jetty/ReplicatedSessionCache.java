@@ -237,7 +237,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         replicated.replicatedData().disown();
         Runnable evict = () -> {
             evictIfIdle(replicated);
-            LOG.debug("Session {} {}: evicted from {}", id, why, this);
+            LOG.debug("Session {} {}: evicted from {}", io.sessionrep.core.SessionIds.shortForm(id), why, this);
         };
         Context context = getSessionManager().getContext();
         if (context != null && isRunning()) {

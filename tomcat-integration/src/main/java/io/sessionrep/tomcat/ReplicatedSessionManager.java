@@ -436,7 +436,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             replicated.evict(invalidated);
             sessions.remove(replicated.getIdInternal(), replicated);
             if (log.isDebugEnabled()) {
-                log.debug("Session " + clusterId + (invalidated ? " invalidated on another node" : " taken over by"
+                log.debug("Session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + (invalidated ? " invalidated on another node" : " taken over by"
                         + " another node") + ": live copy dropped");
             }
         }
