@@ -141,24 +141,38 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
             }
             return found;
         }
-        boolean entered = enterResident(id, store);
-        ManagedSession session;
-        try {
-            session = super.getAndEnter(id, true);
-        } catch (RuntimeException | Error e) {
-            if (entered) {
-                store.replicator().exit(id);
+        long deadline = System.nanoTime() + 2 * store.getConfig().ownershipTimeout().toNanos();
+        while (true) {
+            boolean entered = enterResident(id, store);
+            ManagedSession session;
+            try {
+                session = super.getAndEnter(id, true);
+            } catch (RuntimeException | Error e) {
+                if (entered) {
+                    store.replicator().exit(id);
+                }
+                throw e;
             }
-            throw e;
+            boolean loaded = ReplicatedSessionDataStore.loadedOnThisThread();
+            if (entered && (loaded || session == null)) {
+                store.replicator().exit(id); // the resident copy went meanwhile; the load counted the request
+            }
+            if (session != null && !entered && !loaded
+                    && store.replicator().enter(id) != io.sessionrep.core.SessionAccess.OWNED) {
+                // another request here brought it, and it is already promised to another node: this request
+                // waits for it to come back, on a fresh copy
+                super.release(session);
+                if (System.nanoTime() > deadline) {
+                    throw new HandOverTimeout(new io.sessionrep.core.OwnershipTimeoutException("session "
+                            + io.sessionrep.core.SessionIds.shortForm(id) + " kept moving away"));
+                }
+                continue;
+            }
+            if (session instanceof ReplicatedSession replicated) {
+                replicated.activateIfRestored();
+            }
+            return session;
         }
-        boolean loaded = ReplicatedSessionDataStore.loadedOnThisThread();
-        if (entered && (loaded || session == null)) {
-            store.replicator().exit(id); // the resident copy went meanwhile; the load counted the request
-        }
-        if (session instanceof ReplicatedSession replicated) {
-            replicated.activateIfRestored();
-        }
-        return session;
     }
 
     private boolean enterResident(String id, ReplicatedSessionDataStore store) {

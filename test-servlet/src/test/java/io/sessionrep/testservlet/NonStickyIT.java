@@ -73,6 +73,8 @@ class NonStickyIT {
     void concurrentClientsOnOneSessionLoseNoUpdate(int nodes) throws Exception {
         List<URI> uris = start(nodes, "async");
         for (int round = 0; round < 3; round++) {
+            // one client per node. Two per node (requests of one session at once on one node too) still lose
+            // an update now and then in the embedded Jetty integration: a known defect, see docs/replication.md
             NonStickyLoad.Result result = NonStickyLoad.sharedSession(uris, SessionClient.COOKIE, 10);
             System.out.println("shared session over " + nodes + " nodes: " + result);
             assertEquals(0, result.lost(), result.toString());

@@ -145,7 +145,8 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         if (replicator.enter(clusterId) == io.sessionrep.core.SessionAccess.OWNED) {
             return session;
         }
-        ownershipLost(clusterId); // another node owns it now: drop this copy, then acquire the newest
+        // another node owns it now, or is about to: acquire the newest state. This copy is not dropped here:
+        // other requests on this node may still use it; it goes when the hand-over takes place
         return null;
     }
 

@@ -105,7 +105,9 @@ class FilterInstallIT {
             assertTrue(roundRobin.sessions() >= 20, roundRobin.toString());
             assertEquals(0, roundRobin.lost(), roundRobin.toString());
             assertEquals(0, roundRobin.errors(), roundRobin.toString());
-            NonStickyLoad.Result shared = NonStickyLoad.sharedSession(uris, COOKIE, 10);
+            List<java.net.URI> twoPerNode = new ArrayList<>(uris);
+            twoPerNode.addAll(uris); // concurrent requests of one session on one node and across nodes
+            NonStickyLoad.Result shared = NonStickyLoad.sharedSession(twoPerNode, COOKIE, 10);
             System.out.println("filter in Jetty distributions, shared session, " + mode + ": " + shared);
             assertEquals(0, shared.lost(), shared.toString());
             assertEquals(0, shared.errors(), shared.toString());

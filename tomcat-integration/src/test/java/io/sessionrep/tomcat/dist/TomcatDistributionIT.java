@@ -152,7 +152,9 @@ class TomcatDistributionIT {
         assertEquals(0, roundRobin.lost(), roundRobin.toString());
         assertEquals(0, roundRobin.errors(), roundRobin.toString());
         io.sessionrep.testservlet.NonStickyLoad.Result shared =
-                io.sessionrep.testservlet.NonStickyLoad.sharedSession(uris, "JSESSIONID", 10);
+                io.sessionrep.testservlet.NonStickyLoad.sharedSession(uris, "JSESSIONID", 10); // one client per node:
+        // two per node (requests of one session at once on one node too) still lose updates here, see
+        // docs/replication.md "Known defect"
         System.out.println("Tomcat distribution, shared session, " + mode + ": " + shared);
         assertEquals(0, shared.lost(), shared.toString());
         assertEquals(0, shared.errors(), shared.toString());
