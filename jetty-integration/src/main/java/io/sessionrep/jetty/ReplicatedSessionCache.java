@@ -164,7 +164,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
                 super.release(session);
                 if (System.nanoTime() > deadline) {
                     throw new HandOverTimeout(new io.sessionrep.core.OwnershipTimeoutException("session "
-                            + io.sessionrep.core.SessionIds.shortForm(id) + " kept moving away"));
+                            + io.sessionrep.core.LogIds.shortForm(id) + " kept moving away"));
                 }
                 continue;
             }
@@ -195,7 +195,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
             // requests here still use it; once they are done, it is handed over and comes back to us
             if (System.nanoTime() > deadline) {
                 throw new HandOverTimeout(new io.sessionrep.core.OwnershipTimeoutException("session "
-                        + io.sessionrep.core.SessionIds.shortForm(id) + ": requests on this node held it longer than"
+                        + io.sessionrep.core.LogIds.shortForm(id) + ": requests on this node held it longer than"
                         + " ownership-timeout"));
             }
             try {
@@ -251,7 +251,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         replicated.replicatedData().disown();
         Runnable evict = () -> {
             evictIfIdle(replicated);
-            LOG.debug("Session {} {}: evicted from {}", io.sessionrep.core.SessionIds.shortForm(id), why, this);
+            LOG.debug("Session {} {}: evicted from {}", io.sessionrep.core.LogIds.shortForm(id), why, this);
         };
         Context context = getSessionManager().getContext();
         if (context != null && isRunning()) {

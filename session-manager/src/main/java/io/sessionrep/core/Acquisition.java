@@ -260,7 +260,7 @@ final class Acquisition {
 
     private OwnershipTimeoutException timedOut(String id, String why) {
         node.metrics.ownershipTimeouts.increment();
-        String message = "session " + SessionIds.shortForm(id) + " was not handed over to " + node.self.name()
+        String message = "session " + LogIds.shortForm(id) + " was not handed over to " + node.self.name()
                 + " within ownership-timeout " + node.config.ownershipTimeout().toMillis() + "ms (" + why
                 + "); the request is refused with 503";
         if (timeoutsLogged.size() < MAX_LOGGED_TIMEOUTS && timeoutsLogged.add(id)) {
@@ -282,9 +282,9 @@ final class Acquisition {
         }
         if (reply.outcome() == AcquireOutcome.GRANTED && reply.state() != null) {
             // granted after the request here gave up: the old owner dropped it, so this node keeps it
-            LOG.log(System.Logger.Level.INFO, "session " + SessionIds.shortForm(reply.sessionId()) + " was handed over"
+            LOG.log(System.Logger.Level.INFO, "session " + LogIds.shortForm(reply.sessionId()) + " was handed over"
                     + " by " + sender.name() + " after the request here gave up waiting; this node owns it now");
-            becomeOwner(reply, sender, false);
+            becomeOwner(reply, sender.name(), false);
         }
     }
 
@@ -304,7 +304,7 @@ final class Acquisition {
      * unchanged; the first delta starts from the granted version, which the holders have), announced to
      * every member, and sent in full to chosen backups that do not hold it yet.
      */
-    private RestoredSession becomeOwner(Message.AcquireReply grant, Member from, boolean forRequest) {
+    private RestoredSession becomeOwner(Message.AcquireReply grant, String from, boolean forRequest) {
         SessionUpdate granted = grant.state();
         String id = granted.sessionId();
         // A live owner's state is never older than a backup's. One promoted from an old copy (after a crash,
@@ -337,7 +337,7 @@ final class Acquisition {
             }
         }
         node.metrics.handOversAcquired.increment();
-        LOG.log(System.Logger.Level.DEBUG, () -> "acquired session " + SessionIds.shortForm(id) + " from " + from.name()
+        LOG.log(System.Logger.Level.DEBUG, () -> "acquired session " + LogIds.shortForm(id) + " from " + from
                 + " at version " + state.toVersion() + " (now " + copy.version() + "); holders " + grant.holders());
         return failOver.restore(id, state, entry);
     }
@@ -352,7 +352,7 @@ final class Acquisition {
         private final List<String> answeredBy = new ArrayList<>();
         final CompletableFuture<Void> done = new CompletableFuture<>();
         private Message.AcquireReply grant;
-        private Member grantedBy;
+        private String grantedBy;
 
         Round(long requestId, String sessionId, List<Member> to) {
             this.requestId = requestId;
@@ -372,7 +372,7 @@ final class Acquisition {
             answeredBy.add(from);
             if (reply.outcome() == AcquireOutcome.GRANTED) {
                 grant = reply;
-                grantedBy = new Member(from, "");
+                grantedBy = from;
             }
             if (grant != null || awaiting.isEmpty()) {
                 done.complete(null);
@@ -391,7 +391,7 @@ final class Acquisition {
             return grant;
         }
 
-        synchronized Member grantedBy() {
+        synchronized String grantedBy() {
             return grantedBy;
         }
 

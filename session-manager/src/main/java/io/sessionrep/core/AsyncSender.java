@@ -166,7 +166,7 @@ final class AsyncSender implements AutoCloseable {
             metrics.valueBytesSent.increment(pending.update().valueBytes());
         } catch (Throwable e) {
             metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not send session " + SessionIds.shortForm(pending.update().sessionId())
+            LOG.log(System.Logger.Level.WARNING, "could not send session " + LogIds.shortForm(pending.update().sessionId())
                     + " to " + pending.target().name() + ": " + e);
             onDropped.accept(pending.update().sessionId(), pending.target().name());
         }

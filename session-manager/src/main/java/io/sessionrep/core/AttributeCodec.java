@@ -60,7 +60,7 @@ final class AttributeCodec {
             metrics.rejectedClass.increment();
             if (reportedRejected.size() < MAX_REPORTED && reportedRejected.add(e.className())) {
                 LOG.log(System.Logger.Level.WARNING, "refused session attribute '" + name + "' from " + from
-                        + ": class " + e.className() + " is not in serialization-allowlist (session " + SessionIds.shortForm(sessionId)
+                        + ": class " + e.className() + " is not in serialization-allowlist (session " + LogIds.shortForm(sessionId)
                         + "; add its package to serialization-allowlist if it is yours; reported once per class)");
             }
             return null;
@@ -68,7 +68,7 @@ final class AttributeCodec {
             metrics.rejectedUndecodable.increment();
             boolean first = reportedUndecodable.compareAndSet(false, true);
             LOG.log(first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, "undecodable session attribute '"
-                    + name + "' from " + from + " (session " + SessionIds.shortForm(sessionId) + "): " + e.getMessage()
+                    + name + "' from " + from + " (session " + LogIds.shortForm(sessionId) + "): " + e.getMessage()
                     + (first ? " (further ones are counted in " + ReplicationMetrics.REJECTED + " and logged at DEBUG)" : ""));
             return null;
         }

@@ -115,7 +115,7 @@ final class HandOver {
             if (entry.inFlight == 0) {
                 granted = grant(entry);
             } else {
-                LOG.log(System.Logger.Level.DEBUG, () -> "session " + SessionIds.shortForm(id) + " promised to "
+                LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(id) + " promised to "
                         + sender.name() + " once " + entry.inFlight + " running request(s) here finish");
             }
         }
@@ -171,7 +171,7 @@ final class HandOver {
         // state, this copy is promoted. Queued async updates to our backups still go out (not discarded).
         node.backups.hold(SessionCopy.of(state), promised.requester());
         node.metrics.handOversGranted.increment();
-        LOG.log(System.Logger.Level.DEBUG, () -> "handing session " + SessionIds.shortForm(id) + " over to "
+        LOG.log(System.Logger.Level.DEBUG, () -> "handing session " + LogIds.shortForm(id) + " over to "
                 + promised.requester().name() + " at version " + state.toVersion() + "; holders " + holders);
         return new Grant(id, promised.requester(), WireCodec.encode(new Message.AcquireReply(id,
                 promised.requestId(), AcquireOutcome.GRANTED, state, null, holders)));

@@ -63,7 +63,7 @@ final class IncomingMessages implements MessageReceiver {
                 }
             } else if (message instanceof Message.Release m) {
                 boolean dropped = node.backups.release(m.sessionId(), sender.name(), m.version(), node.clock.millis());
-                LOG.log(System.Logger.Level.DEBUG, () -> "release of session " + SessionIds.shortForm(m.sessionId()) + " at version " + m.version()
+                LOG.log(System.Logger.Level.DEBUG, () -> "release of session " + LogIds.shortForm(m.sessionId()) + " at version " + m.version()
                         + " from " + sender.name() + (dropped ? ": copy dropped" : ": copy kept"));
             } else if (message instanceof Message.Invalidate m) {
                 onInvalidate(m.sessionId());
@@ -140,7 +140,7 @@ final class IncomingMessages implements MessageReceiver {
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
             if (status != Message.AckStatus.APPLIED) {
                 Message.AckStatus logged = status;
-                LOG.log(System.Logger.Level.DEBUG, () -> "update of session " + SessionIds.shortForm(id) + " " + update.fromVersion() + "->"
+                LOG.log(System.Logger.Level.DEBUG, () -> "update of session " + LogIds.shortForm(id) + " " + update.fromVersion() + "->"
                         + update.toVersion() + (update.full() ? " (full)" : "") + " from " + sender.name() + ": " + logged);
             }
             if (status == Message.AckStatus.FULL) {
@@ -222,7 +222,7 @@ final class IncomingMessages implements MessageReceiver {
                 serving = !mine.dormant;
             }
             boolean theyWin = outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name());
-            LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + SessionIds.shortForm(id) + ": " + m.owner() + " at " + m.version()
+            LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + LogIds.shortForm(id) + ": " + m.owner() + " at " + m.version()
                     + (m.serving() ? " serving" : " promoted") + " vs this node at " + myVersion + (serving ? " serving" : " promoted")
                     + (theyWin ? ": yields" : ": keeps"));
             if (theyWin) {
@@ -256,7 +256,7 @@ final class IncomingMessages implements MessageReceiver {
             // gets no more updates; maintenance drops it a while later (NodeState.STRAY_COPY_TTL).
             backup.follow(owner);
         } else {
-            LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + SessionIds.shortForm(id) + " at version "
+            LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + LogIds.shortForm(id) + " at version "
                     + held + ": new owner " + m.owner() + " at " + m.version() + " does not use this node");
             node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
         }
@@ -276,7 +276,7 @@ final class IncomingMessages implements MessageReceiver {
     private void loseOwnership(String id) {
         if (node.dropPrimary(id)) {
             node.lostOwnership.add(id);
-            LOG.log(System.Logger.Level.DEBUG, "session " + SessionIds.shortForm(id) + " is now owned by another node");
+            LOG.log(System.Logger.Level.DEBUG, "session " + LogIds.shortForm(id) + " is now owned by another node");
             node.events.ownershipLost(id);
         }
     }

@@ -246,7 +246,7 @@ final class MergeReconciler {
                 node.lostOwnership.add(id);
                 node.metrics.mergeDropped.increment();
                 node.events.ownershipLost(id);
-                LOG.log(System.Logger.Level.DEBUG, "after a merge, session " + SessionIds.shortForm(id) + " stays with " + winner.member()
+                LOG.log(System.Logger.Level.DEBUG, "after a merge, session " + LogIds.shortForm(id) + " stays with " + winner.member()
                         + " (" + describe(winner.kind() == ClaimKind.PRIMARY, winner.version()) + "); dropped the copy here ("
                         + describe(myLive, myVersion) + ")");
                 return true;
@@ -300,7 +300,7 @@ final class MergeReconciler {
         }
         if (hadPrimary || hadBackup) {
             node.metrics.mergeInvalidated.increment();
-            LOG.log(System.Logger.Level.DEBUG, "after a merge, session " + SessionIds.shortForm(id) + " is invalidated: it was invalidated"
+            LOG.log(System.Logger.Level.DEBUG, "after a merge, session " + LogIds.shortForm(id) + " is invalidated: it was invalidated"
                     + " on the other side (" + where + " holds its tombstone)");
         }
         return hadPrimary || hadBackup;

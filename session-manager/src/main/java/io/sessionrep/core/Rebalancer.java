@@ -121,7 +121,7 @@ final class Rebalancer implements AutoCloseable {
             SessionUpdate newest = takeOver.fetchNewest(e.getKey(), mine);
             if (newest != null && newest != mine && newest.toVersion() >= mine.toVersion()) {
                 node.dropPrimary(e.getKey());
-                LOG.log(System.Logger.Level.INFO, "dropped promoted session " + SessionIds.shortForm(e.getKey()) + " at version "
+                LOG.log(System.Logger.Level.INFO, "dropped promoted session " + LogIds.shortForm(e.getKey()) + " at version "
                         + mine.toVersion() + ": another node holds version " + newest.toVersion());
             }
         }
@@ -150,7 +150,7 @@ final class Rebalancer implements AutoCloseable {
                     waitForQueueRoom();
                     takeOver.becomePrimary(copy, false);
                     node.metrics.promotions.increment();
-                    LOG.log(System.Logger.Level.DEBUG, () -> "promoted session " + SessionIds.shortForm(id) + " from version " + copy.toVersion()
+                    LOG.log(System.Logger.Level.DEBUG, () -> "promoted session " + LogIds.shortForm(id) + " from version " + copy.toVersion()
                             + " (own backup " + backup.copy.version() + ") after its primary " + backup.owner.name() + " left");
                     promoted++;
                 }

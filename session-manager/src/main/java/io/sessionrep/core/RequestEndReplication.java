@@ -62,7 +62,7 @@ final class RequestEndReplication {
             if (node.lostOwnership.contains(id)) {
                 // another node took this session over while this request ran here: its version wins
                 node.metrics.ownershipConflicts.increment();
-                LOG.log(System.Logger.Level.INFO, "session " + SessionIds.shortForm(id) + " was taken over by another node during a request"
+                LOG.log(System.Logger.Level.INFO, "session " + LogIds.shortForm(id) + " was taken over by another node during a request"
                         + " here; this request's changes are not replicated (the newer owner's state wins)");
                 // tell the container again: the first notice may have come while it was still loading the
                 // session (nothing to evict then), and a live copy left here would serve unreplicated changes
@@ -164,7 +164,7 @@ final class RequestEndReplication {
         entry.syncedBackups.clear(); // backups get a full copy once the session is small enough again
         if (!entry.oversizeWarned) {
             entry.oversizeWarned = true;
-            LOG.log(System.Logger.Level.WARNING, "session " + SessionIds.shortForm(entry.copy.sessionId()) + " is " + entry.copy.valueBytes()
+            LOG.log(System.Logger.Level.WARNING, "session " + LogIds.shortForm(entry.copy.sessionId()) + " is " + entry.copy.valueBytes()
                     + " bytes, over max-session-size " + node.config.maxSessionSize()
                     + ": not replicated until it shrinks (warned once per session)");
         }

@@ -168,7 +168,7 @@ public final class SessionReplicator implements AutoCloseable {
             replication.replicate(session, changes.drain());
         } catch (RuntimeException e) {
             node.metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "replication of session " + SessionIds.shortForm(session.id()) + " failed", e);
+            LOG.log(System.Logger.Level.WARNING, "replication of session " + LogIds.shortForm(session.id()) + " failed", e);
         } finally {
             node.metrics.requestEnd.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         }

@@ -100,7 +100,7 @@ final class TakeOver {
         }
         node.lostOwnership.remove(sessionId);
         SessionUpdate localCopy = local;
-        LOG.log(System.Logger.Level.DEBUG, () -> "taking session " + SessionIds.shortForm(sessionId) + " over from version " + source.toVersion()
+        LOG.log(System.Logger.Level.DEBUG, () -> "taking session " + LogIds.shortForm(sessionId) + " over from version " + source.toVersion()
                 + (source == localCopy ? " (own copy)" : " (cluster; own copy " + (localCopy == null ? "none" : localCopy.toVersion()) + ")"));
         PrimaryEntry entry;
         if (owned != null && source == local) {
@@ -180,7 +180,7 @@ final class TakeOver {
                 }
             }
         }
-        LOG.log(System.Logger.Level.DEBUG, () -> "became primary of session " + SessionIds.shortForm(id) + " at version " + copy.version());
+        LOG.log(System.Logger.Level.DEBUG, () -> "became primary of session " + LogIds.shortForm(id) + " at version " + copy.version());
         return fresh;
     }
 

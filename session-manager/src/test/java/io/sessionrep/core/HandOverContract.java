@@ -299,6 +299,19 @@ public abstract class HandOverContract {
     }
 
     @Test
+    void aHandOverBetweenAPrimaryAndItsBackupSendsOnlyTheChangedAttributeToTheBackup() {
+        Node a = node("a", x -> x.replicationMode(ReplicationMode.SYNC));
+        Node b = node("b", x -> x.replicationMode(ReplicationMode.SYNC)); // a's only backup, and then b's
+        a.create("s1"); // count + a 2 KiB pad
+        assertEquals(1, a.increment("s1"));
+        double before = count(ReplicationMetrics.VALUE_BYTES_SENT, "node", "b");
+        assertEquals(2, b.increment("s1")); // handed over a -> b, then one change on b
+        double sent = count(ReplicationMetrics.VALUE_BYTES_SENT, "node", "b") - before;
+        assertTrue(sent > 0 && sent < 1024, "b sent its backup (a) only the changed counter, not the pad: " + sent);
+        assertEquals(2, a.read("s1"), "and a's copy, now a backup, was at the right base");
+    }
+
+    @Test
     void stickyRequestsSendNoOwnershipMessages() {
         Node a = node("a", x -> x);
         node("b", x -> x);

@@ -376,7 +376,7 @@ public class ReplicatedSessionManager extends ManagerBase {
                     taken.restore(restored.get(), localId);
                     session = taken;
                     if (log.isDebugEnabled()) {
-                        log.debug("Session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + " brought here from the cluster");
+                        log.debug("Session " + io.sessionrep.core.LogIds.shortForm(clusterId) + " brought here from the cluster");
                     }
                 }
             }
@@ -385,7 +385,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             throw e;
         } catch (RuntimeException e) {
             // as when a persistent store cannot load a session: the request goes on without it
-            log.warn("Could not take over session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + " from the cluster", e);
+            log.warn("Could not take over session " + io.sessionrep.core.LogIds.shortForm(clusterId) + " from the cluster", e);
         } finally {
             mine.complete(session);
             takeOvers.remove(clusterId, mine);
@@ -436,7 +436,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             replicated.evict(invalidated);
             sessions.remove(replicated.getIdInternal(), replicated);
             if (log.isDebugEnabled()) {
-                log.debug("Session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + (invalidated ? " invalidated on another node" : " taken over by"
+                log.debug("Session " + io.sessionrep.core.LogIds.shortForm(clusterId) + (invalidated ? " invalidated on another node" : " taken over by"
                         + " another node") + ": live copy dropped");
             }
         }
@@ -493,7 +493,7 @@ public class ReplicatedSessionManager extends ManagerBase {
                 return clusterId;
             }
         }
-        throw new OwnershipTimeoutException("session " + io.sessionrep.core.SessionIds.shortForm(clusterId)
+        throw new OwnershipTimeoutException("session " + io.sessionrep.core.LogIds.shortForm(clusterId)
                 + " kept moving away before the request could use it");
     }
 

@@ -1,35 +1,20 @@
 package io.sessionrep.transport.jgroups;
 
 import io.sessionrep.core.SessionReplicatorContract;
-import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 
 /**
  * The core's replication contract (see {@link SessionReplicatorContract}) over real JGroups channels on
  * 127.0.0.1: static discovery, each node listing the nodes started before it.
  */
 class JGroupsSessionReplicatorTest extends SessionReplicatorContract {
-    private final String clusterName = "contract-" + UUID.randomUUID();
-    private final List<HostPort> started = new ArrayList<>();
+    private final GrowingStaticCluster cluster = new GrowingStaticCluster("contract");
 
     @Override
     protected ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options) {
-        int port;
-        try {
-            port = TestNodes.freePorts(1)[0];
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        List<HostPort> peers = List.copyOf(started);
-        started.add(new HostPort(TestNodes.LOOPBACK, port));
-        return options.clusterName(clusterName).bindAddress(TestNodes.LOOPBACK).bindPort(port).peers(peers);
+        return cluster.nextNode(options);
     }
 
     @Override

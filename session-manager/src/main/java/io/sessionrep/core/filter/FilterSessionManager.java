@@ -166,7 +166,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         }
         live.put(clusterId, session);
         session.activate();
-        LOG.log(System.Logger.Level.DEBUG, () -> "session " + io.sessionrep.core.SessionIds.shortForm(clusterId) + " brought here");
+        LOG.log(System.Logger.Level.DEBUG, () -> "session " + io.sessionrep.core.LogIds.shortForm(clusterId) + " brought here");
         return session;
     }
 
@@ -245,7 +245,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "replication of session "
-                    + io.sessionrep.core.SessionIds.shortForm(session.getId()) + " failed", e);
+                    + io.sessionrep.core.LogIds.shortForm(session.getId()) + " failed", e);
         } finally {
             replicator.exit(session.getId()); // after its replication: a waiting hand-over may go now
         }

@@ -166,7 +166,7 @@ final class ReplicatedHttpSession implements HttpSession, SessionSnapshot {
 
     private void checkValid() {
         if (state == State.INVALID) {
-            throw new IllegalStateException("session " + io.sessionrep.core.SessionIds.shortForm(id) + " was invalidated");
+            throw new IllegalStateException("session " + io.sessionrep.core.LogIds.shortForm(id) + " was invalidated");
         }
     }
 

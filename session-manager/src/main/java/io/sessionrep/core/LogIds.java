@@ -6,8 +6,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /** Session ids are bearer credentials: logs show only a short, non-reversible form of them. */
-public final class SessionIds {
-    private SessionIds() {
+public final class LogIds {
+    private LogIds() {
     }
 
     /** {@code #} and the first 8 hex digits of the id's SHA-256: stable, so log lines can be correlated. */
