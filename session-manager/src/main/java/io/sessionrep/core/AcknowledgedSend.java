@@ -19,8 +19,13 @@ final class AcknowledgedSend {
         this.node = node;
     }
 
-    /** Sends an update that the backup acknowledges; a backup that needs a full copy gets one. */
-    CompletableFuture<Message.AckStatus> send(Member target, SessionUpdate update) {
+    /**
+     * Sends an update that the backup acknowledges; a backup that needs a full copy gets one, serialized
+     * from the live session if need be ({@code fromRequest}: the caller is the request that just used it, so
+     * the copy may be read while the session counts as in use). A full copy that cannot be had now leaves
+     * the backup to the next request end (answered {@link Message.AckStatus#NEED_FULL}).
+     */
+    CompletableFuture<Message.AckStatus> send(Member target, SessionUpdate update, boolean fromRequest) {
         return request(target, update).thenCompose(status -> {
             if (status != Message.AckStatus.NEED_FULL) {
                 return CompletableFuture.completedFuture(status);
@@ -31,7 +36,11 @@ final class AcknowledgedSend {
             }
             SessionUpdate full;
             synchronized (entry) {
-                full = entry.fullCopyForBackup();
+                full = entry.removed ? null : entry.fullCopyForBackup(node.attributes, fromRequest);
+                if (full == null) {
+                    entry.syncedBackups.remove(target.name()); // the next request end sends it a full copy
+                    return CompletableFuture.completedFuture(entry.removed ? Message.AckStatus.INVALIDATED : status);
+                }
             }
             return request(target, full);
         });

@@ -42,7 +42,7 @@ final class AttributeCodec {
             String refused = e instanceof UnsupportedValueException u ? u.className() : value.getClass().getName();
             if (reportedUnserializable.add(refused)) {
                 LOG.log(System.Logger.Level.WARNING, "session attribute '" + name + "' (" + value.getClass().getName()
-                        + ") is not replicated: " + e.getMessage() + " (session " + sessionId
+                        + ") is not replicated: " + e.getMessage() + " (session " + LogIds.shortForm(sessionId)
                         + "; reported once per class)");
             }
             return null;

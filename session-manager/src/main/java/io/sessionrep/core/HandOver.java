@@ -160,7 +160,12 @@ final class HandOver {
             return null; // it left: keep the session
         }
         String id = entry.copy.sessionId();
-        SessionUpdate state = entry.copy.toFullUpdate();
+        SessionUpdate state = entry.fullCopy(node.attributes, false); // no request uses it: read the live session
+        if (state == null) {
+            LOG.log(System.Logger.Level.WARNING, "session " + LogIds.shortForm(id) + " not handed over to "
+                    + promised.requester().name() + ": neither its values nor a live session are held here");
+            return null;
+        }
         List<String> holders = new ArrayList<>(entry.syncedBackups);
         holders.remove(promised.requester().name());
         holders.add(node.self.name());

@@ -289,7 +289,7 @@ final class IncomingMessages implements MessageReceiver {
         if (mine != null) {
             synchronized (mine) {
                 if (!mine.removed && mine.copy.version() > 0) {
-                    return mine.copy.toFullUpdate();
+                    return mine.fullCopy(node.attributes, true); // a fetch: a live owner answers "serving"
                 }
             }
         }

@@ -138,6 +138,19 @@ final class NodeState {
         return false;
     }
 
+    /** See {@link io.sessionrep.core.metrics.ReplicationMetrics#PRIMARY_HELD_BYTES}. */
+    long primaryHeldBytes() {
+        long held = 0;
+        for (PrimaryEntry entry : primaries.values()) {
+            synchronized (entry) {
+                if (!entry.removed && entry.copy.holdsValues()) {
+                    held += entry.copy.valueBytes();
+                }
+            }
+        }
+        return held;
+    }
+
     PrimaryEntry primary(String sessionId) {
         return primaries.get(sessionId);
     }
@@ -169,7 +182,12 @@ final class NodeState {
                 return;
             }
             if (entry.syncedBackups.contains(target.name())) {
-                sender.enqueue(target, entry.fullCopyForBackup());
+                io.sessionrep.core.delta.SessionUpdate full = entry.fullCopyForBackup(attributes, false);
+                if (full == null) {
+                    entry.syncedBackups.remove(target.name()); // in use: the running request's end sends it
+                    return;
+                }
+                sender.enqueue(target, full);
             } else if (!entry.formerBackups.contains(target.name())) {
                 transport.send(target, wire(new io.sessionrep.core.wire.Message.Release(sessionId, entry.copy.version())));
             }

@@ -1,17 +1,27 @@
 package io.sessionrep.core;
 
+import io.sessionrep.core.delta.SessionUpdate;
 import io.sessionrep.core.store.SessionCopy;
 
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * What the primary knows about one session it owns: the replicated state its backups hold (as bytes) and
- * which backups hold it. Guarded by its own monitor: updates of one session are built and handed to the
+ * What the primary knows about one session it owns: the version its backups hold, a digest of each
+ * attribute (to tell what a request changed) and which backups hold it. While the container holds the
+ * session live, the live session is the only copy of the values here: full copies are serialized from
+ * it ({@link #fullCopy}). Guarded by its own monitor: updates of one session are built and handed to the
  * network in version order.
  */
 final class PrimaryEntry {
     final SessionCopy copy;
+    /**
+     * The container's live session, as the last request end saw it; null until a request ended here (a
+     * session promoted from a backup or granted by a hand-over: {@link #copy} then holds the values).
+     */
+    SessionSnapshot live;
     /** The chosen backups: they hold {@code copy.version()} (or will, once queued updates arrive). */
     final Set<String> syncedBackups = new HashSet<>();
     /** Chosen backups that acknowledged holding the chain (a full copy or a sync update). */
@@ -51,12 +61,45 @@ final class PrimaryEntry {
     }
 
     /**
-     * A full copy at the current version, for a backup. From then on that backup holds the current version,
-     * so later deltas start from it: the hand-over's {@link #deltaBase} no longer applies. Caller holds the
-     * monitor.
+     * The session in full at the current version: the values {@link #copy} holds, else serialized from the
+     * live session. Null when the values are only in the live session and a request here uses it, unless
+     * {@code whileInUse}: a copy read while a request changes the objects could mix two states; that
+     * request's end sends a full copy to every backup that lacks one. Caller holds the monitor.
      */
-    io.sessionrep.core.delta.SessionUpdate fullCopyForBackup() {
-        deltaBase = -1;
-        return copy.toFullUpdate();
+    SessionUpdate fullCopy(AttributeCodec codec, boolean whileInUse) {
+        if (copy.holdsValues()) {
+            return copy.toFullUpdate();
+        }
+        if (live == null || (inFlight > 0 && !whileInUse)) {
+            return null;
+        }
+        Map<String, byte[]> values = new HashMap<>();
+        for (String name : live.attributeNames()) {
+            Object value = live.attribute(name);
+            byte[] bytes = value == null ? null : codec.write(copy.sessionId(), name, value);
+            if (bytes != null) {
+                values.put(name, bytes);
+            }
+        }
+        return copy.toFullUpdate(values);
+    }
+
+    /**
+     * A full copy at the current version, for a backup (null: see {@link #fullCopy}). From then on that
+     * backup holds the current version, so later deltas start from it: the hand-over's {@link #deltaBase}
+     * no longer applies. Caller holds the monitor.
+     */
+    SessionUpdate fullCopyForBackup(AttributeCodec codec, boolean whileInUse) {
+        SessionUpdate full = fullCopy(codec, whileInUse);
+        if (full != null) {
+            deltaBase = -1;
+        }
+        return full;
+    }
+
+    /** The request end saw the live session: from now on only digests of its values are kept here. */
+    void liveAt(SessionSnapshot session) {
+        live = session;
+        copy.releaseValues();
     }
 }

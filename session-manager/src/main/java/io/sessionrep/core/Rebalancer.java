@@ -116,7 +116,10 @@ final class Rebalancer implements AutoCloseable {
                 if (!entry.dormant || entry.removed) {
                     continue;
                 }
-                mine = entry.copy.toFullUpdate();
+                mine = entry.fullCopy(node.attributes, true);
+            }
+            if (mine == null) {
+                continue;
             }
             SessionUpdate newest = takeOver.fetchNewest(e.getKey(), mine);
             if (newest != null && newest != mine && newest.toVersion() >= mine.toVersion()) {
@@ -190,7 +193,14 @@ final class Rebalancer implements AutoCloseable {
                 node.releaseFormersIfSafe(entry);
                 return 0;
             }
-            full = entry.fullCopyForBackup();
+            full = entry.fullCopyForBackup(node.attributes, false);
+            if (full == null) {
+                // a request uses the session right now: its request end sends them a full copy
+                for (Member target : needCopy) {
+                    entry.syncedBackups.remove(target.name());
+                }
+                return 0;
+            }
             if (entry.formerBackups.isEmpty()) {
                 // nothing waits for a confirmation (a backup left): the async queue is enough, and fastest
                 for (Member target : needCopy) {
@@ -206,7 +216,7 @@ final class Rebalancer implements AutoCloseable {
         for (Member target : needCopy) {
             acquireInFlight();
             node.metrics.rebalanced.increment();
-            acknowledged.send(target, full).whenComplete((status, error) -> {
+            acknowledged.send(target, full, false).whenComplete((status, error) -> {
                 inFlight.release();
                 synchronized (entry) {
                     entry.confirming.remove(target.name()); // answered or failed: a later pass may send again

@@ -10,7 +10,6 @@ import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -76,51 +75,66 @@ final class RequestEndReplication {
             if (entry.removed) {
                 return List.of();
             }
-            SessionUpdate delta = buildDelta(session, changes, entry);
-            boolean newBackup = false;
-            for (Member t : targets) {
-                newBackup |= !entry.syncedBackups.contains(t.name());
+            try {
+                return sendUpdates(session, changes, entry, targets);
+            } finally {
+                entry.liveAt(session); // the live session holds the values now: keep only their digests
             }
-            if (delta == null && !newBackup) {
-                if (session.lastAccessedTime() > entry.copy.lastAccessedTime() && entry.copy.version() > 0) {
-                    entry.copy.touch(session.lastAccessedTime());
-                    touches.record(id, session.lastAccessedTime());
-                }
-                return List.of(); // read-only request: no attribute data, at most a batched touch
-            }
-            if (delta != null) {
-                entry.copy.apply(delta);
-            }
-            if (entry.copy.valueBytes() > node.config.maxSessionSize()) {
-                reportTooLarge(entry);
-                return List.of();
-            }
-            entry.oversizeWarned = false;
-            SessionUpdate full = null;
-            List<CompletableFuture<Message.AckStatus>> acks = new ArrayList<>(targets.size());
-            for (Member target : targets) {
-                boolean synced = entry.syncedBackups.contains(target.name());
-                SessionUpdate update;
-                if (synced && delta != null) {
-                    update = delta;
-                } else if (synced) {
-                    continue; // nothing new for this backup
-                } else {
-                    update = full != null ? full : (full = entry.fullCopyForBackup());
-                }
-                if (node.config.replicationMode() == ReplicationMode.SYNC) {
-                    acks.add(confirmOnAck(entry, target, acknowledged.send(target, update)));
-                } else {
-                    node.sender.enqueue(target, update);
-                }
-            }
-            if (newBackup || entry.syncedBackups.size() != targets.size()) {
-                if (node.retarget(entry, targets)) { // the placement of this session changed (rare): not per request
-                    rebalanceSoon.run(); // former backups are released once the new ones confirmed
-                }
-            }
-            return acks;
         }
+    }
+
+    /** Caller holds the entry's monitor. */
+    private List<CompletableFuture<Message.AckStatus>> sendUpdates(SessionSnapshot session, ChangeTracker.Changes changes,
+                                                                  PrimaryEntry entry, List<Member> targets) {
+        String id = session.id();
+        SessionUpdate delta = buildDelta(session, changes, entry);
+        boolean newBackup = false;
+        for (Member t : targets) {
+            newBackup |= !entry.syncedBackups.contains(t.name());
+        }
+        if (delta == null && !newBackup) {
+            if (session.lastAccessedTime() > entry.copy.lastAccessedTime() && entry.copy.version() > 0) {
+                entry.copy.touch(session.lastAccessedTime());
+                touches.record(id, session.lastAccessedTime());
+            }
+            return List.of(); // read-only request: no attribute data, at most a batched touch
+        }
+        if (delta != null) {
+            entry.copy.apply(delta);
+        }
+        if (entry.copy.valueBytes() > node.config.maxSessionSize()) {
+            reportTooLarge(entry);
+            return List.of();
+        }
+        entry.oversizeWarned = false;
+        SessionUpdate full = null;
+        List<CompletableFuture<Message.AckStatus>> acks = new ArrayList<>(targets.size());
+        for (Member target : targets) {
+            boolean synced = entry.syncedBackups.contains(target.name());
+            SessionUpdate update;
+            if (synced && delta != null) {
+                update = delta;
+            } else if (synced) {
+                continue; // nothing new for this backup
+            } else {
+                if (full == null) {
+                    entry.live = session; // this request's session: a full copy may read it while in use
+                    full = entry.fullCopyForBackup(node.attributes, true);
+                }
+                update = full;
+            }
+            if (node.config.replicationMode() == ReplicationMode.SYNC) {
+                acks.add(confirmOnAck(entry, target, acknowledged.send(target, update, true)));
+            } else {
+                node.sender.enqueue(target, update);
+            }
+        }
+        if (newBackup || entry.syncedBackups.size() != targets.size()) {
+            if (node.retarget(entry, targets)) { // the placement of this session changed (rare): not per request
+                rebalanceSoon.run(); // former backups are released once the new ones confirmed
+            }
+        }
+        return acks;
     }
 
     /** The delta from the entry's version, or null when the request changed nothing replicable. */
@@ -138,7 +152,7 @@ final class RequestEndReplication {
                 continue;
             }
             byte[] bytes = node.attributes.write(session.id(), name, value);
-            if (bytes == null || Arrays.equals(bytes, entry.copy.attribute(name))) {
+            if (bytes == null || entry.copy.sameValue(name, bytes)) {
                 continue; // not serializable (reported), or read but not modified
             }
             changed.put(name, bytes);

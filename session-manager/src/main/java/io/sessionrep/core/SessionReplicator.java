@@ -75,6 +75,7 @@ public final class SessionReplicator implements AutoCloseable {
         metrics.gauge(ReplicationMetrics.SESSIONS_PRIMARY, node.primaries::size);
         metrics.gauge(ReplicationMetrics.SESSIONS_BACKUP, node.backups::size);
         metrics.gauge(ReplicationMetrics.BACKUP_BYTES, node.backups::bytes);
+        metrics.gauge(ReplicationMetrics.PRIMARY_HELD_BYTES, node::primaryHeldBytes);
         metrics.gauge(ReplicationMetrics.SESSIONS_BELOW_QUOTA, rebalancer::sessionsBelowQuota);
     }
 

@@ -71,7 +71,7 @@ final class TakeOver {
         boolean liveElsewhere = false;
         if (owned != null) {
             synchronized (owned) {
-                local = owned.removed || owned.copy.version() == 0 ? null : owned.copy.toFullUpdate();
+                local = owned.removed || owned.copy.version() == 0 ? null : owned.fullCopy(node.attributes, true);
                 liveElsewhere = owned.dormant;
                 if (local != null && !liveElsewhere && enter) {
                     owned.inFlight++;

@@ -89,6 +89,12 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String REASON_NOT_OWNER = "not-owner";
     /** The update is larger than max-session-size. */
     public static final String REASON_TOO_LARGE = "too-large";
+    /**
+     * Serialized attribute bytes this node holds for sessions it owns. Zero while the container holds
+     * them live (the live session is the only copy then); sessions promoted after a fail-over or granted
+     * by a hand-over count until a request here uses them.
+     */
+    public static final String PRIMARY_HELD_BYTES = "sessionrep.primary.held.bytes";
     /** Attribute bytes held as backups (bounded by max-backup-bytes). */
     public static final String BACKUP_BYTES = "sessionrep.backup.bytes";
     /** New backup copies refused because max-backup-bytes was reached. */

@@ -1,24 +1,52 @@
 package io.sessionrep.core.store;
 
 import io.sessionrep.core.delta.SessionUpdate;
+import org.apache.commons.codec.digest.MurmurHash3;
 
+import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The replicated form of one session at one version: metadata and serialized attribute values. A backup
- * holds one per session it backs up; a primary holds one per session it owns, mirroring what its
- * backups have, so full copies can be sent from any thread without touching live objects.
- * Not thread-safe: callers synchronize on the instance.
+ * The replicated form of one session at one version: metadata and, per attribute, either its serialized
+ * value or only a digest of it.
+ * <ul>
+ *   <li>A backup holds values: it must be able to rebuild the session.</li>
+ *   <li>A primary whose container holds the session live keeps digests only ({@link #releaseValues}): the
+ *       live objects are the values, and a second serialized copy would double the session's memory. The
+ *       digests tell which attributes a request really changed. Full copies are then serialized from the
+ *       live session. A primary without a live session (promoted from a backup, granted by a hand-over)
+ *       holds values until a request makes the session live.</li>
+ * </ul>
+ * Digests are 128-bit MurmurHash3 with a seed drawn at start (a value cannot be crafted to collide with
+ * another one of the same attribute without knowing it). Not thread-safe: callers synchronize.
  */
 public final class SessionCopy {
+    private static final int SEED = new SecureRandom().nextInt();
+
+    /** What a primary keeps of one attribute value: its digest and its size. */
+    private record ValueDigest(long high, long low, int length) {
+        static ValueDigest of(byte[] bytes) {
+            long[] hash = MurmurHash3.hash128x64(bytes, 0, bytes.length, SEED);
+            return new ValueDigest(hash[0], hash[1], bytes.length);
+        }
+
+        boolean matches(byte[] bytes) {
+            return bytes.length == length && equals(of(bytes));
+        }
+    }
+
     private final String sessionId;
     private long version;
     private long creationTime;
     private long lastAccessedTime;
     private int maxInactiveSeconds;
+    /** The serialized values, while this copy holds them. */
     private final Map<String, byte[]> attributes = new HashMap<>();
+    /** Digests instead of values (null while this copy holds values). */
+    private Map<String, ValueDigest> digests;
     private long valueBytes;
 
     public SessionCopy(String sessionId) {
@@ -36,17 +64,18 @@ public final class SessionCopy {
     public void apply(SessionUpdate update) {
         if (update.full()) {
             attributes.clear();
+            if (digests != null) {
+                digests.clear();
+            }
             valueBytes = 0;
         }
         for (String name : update.removed()) {
-            byte[] old = attributes.remove(name);
-            if (old != null) {
-                valueBytes -= old.length;
-            }
+            valueBytes -= lengthOf(digests == null ? attributes.remove(name) : digests.remove(name));
         }
         for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
-            byte[] old = attributes.put(e.getKey(), e.getValue());
-            valueBytes += e.getValue().length - (old == null ? 0 : old.length);
+            Object old = digests == null ? attributes.put(e.getKey(), e.getValue())
+                    : digests.put(e.getKey(), ValueDigest.of(e.getValue()));
+            valueBytes += e.getValue().length - lengthOf(old);
         }
         version = update.toVersion();
         creationTime = update.creationTime();
@@ -54,10 +83,45 @@ public final class SessionCopy {
         maxInactiveSeconds = update.maxInactiveSeconds();
     }
 
-    /** This copy as a full update at its current version. */
+    private static long lengthOf(Object value) {
+        if (value instanceof byte[] bytes) {
+            return bytes.length;
+        }
+        return value instanceof ValueDigest d ? d.length() : 0;
+    }
+
+    /** Whether this copy holds the serialized values (else digests only: see the class comment). */
+    public boolean holdsValues() {
+        return digests == null;
+    }
+
+    /** Keeps only a digest of each value from now on (a primary whose container holds the session live). */
+    public void releaseValues() {
+        if (digests != null) {
+            return;
+        }
+        digests = new HashMap<>(Math.max(4, attributes.size() * 2));
+        for (Map.Entry<String, byte[]> e : attributes.entrySet()) {
+            digests.put(e.getKey(), ValueDigest.of(e.getValue()));
+        }
+        attributes.clear();
+    }
+
+    /**
+     * This copy as a full update at its current version. Only while it {@link #holdsValues}; otherwise see
+     * {@link #toFullUpdate(Map)}.
+     */
     public SessionUpdate toFullUpdate() {
+        if (digests != null) {
+            throw new IllegalStateException("session copy holds digests only: its values are the live session's");
+        }
+        return toFullUpdate(new HashMap<>(attributes));
+    }
+
+    /** A full update at this copy's version and metadata, with {@code values} (serialized from the live session). */
+    public SessionUpdate toFullUpdate(Map<String, byte[]> values) {
         return new SessionUpdate(sessionId, 0, version, true, creationTime, lastAccessedTime, maxInactiveSeconds,
-                new HashMap<>(attributes), Set.of());
+                values, Set.of());
     }
 
     /** A read-only access: only the last access time moves (never backwards). */
@@ -86,12 +150,22 @@ public final class SessionCopy {
         return maxInactiveSeconds;
     }
 
+    /** The serialized value; null when absent or when this copy keeps digests only. */
     public byte[] attribute(String name) {
         return attributes.get(name);
     }
 
     public boolean hasAttribute(String name) {
-        return attributes.containsKey(name);
+        return digests == null ? attributes.containsKey(name) : digests.containsKey(name);
+    }
+
+    /** Whether the attribute's value serializes to exactly {@code bytes} (by digest, when values are released). */
+    public boolean sameValue(String name, byte[] bytes) {
+        if (digests == null) {
+            return Arrays.equals(bytes, attributes.get(name));
+        }
+        ValueDigest digest = digests.get(name);
+        return digest != null && digest.matches(bytes);
     }
 
     /** Sum of the serialized attribute sizes. */

@@ -11,10 +11,11 @@ import java.util.Set;
 public final class TestSession implements SessionSnapshot {
     private final String id;
     private final long created;
-    private final Map<String, Object> attributes = new LinkedHashMap<>();
+    /** Read by the core from other threads too (full copies are serialized from the live session). */
+    private final Map<String, Object> attributes = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
     public final ChangeTracker tracker = new ChangeTracker();
-    private int maxInactiveSeconds = 1800;
-    private long lastAccessed;
+    private volatile int maxInactiveSeconds = 1800;
+    private volatile long lastAccessed;
 
     public TestSession(String id, long now) {
         this.id = id;
@@ -70,7 +71,9 @@ public final class TestSession implements SessionSnapshot {
 
     @Override
     public Set<String> attributeNames() {
-        return attributes.keySet();
+        synchronized (attributes) {
+            return new java.util.LinkedHashSet<>(attributes.keySet());
+        }
     }
 
     @Override
