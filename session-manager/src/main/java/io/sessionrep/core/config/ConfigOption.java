@@ -118,13 +118,13 @@ public enum ConfigOption {
             "mutual TLS between nodes: this node's key store (needs tls-truststore and both passwords)"),
     TLS_KEYSTORE_PASSWORD("tls-keystore-password", Layer.TRANSPORT, OptionSpec.text("PASSWORD",
             "password, or file:/path", OptionParsers::storePassword).secret(), "password of tls-keystore"),
-    TLS_KEYSTORE_TYPE("tls-keystore-type", Layer.TRANSPORT, OptionSpec.text("TYPE", "pkcs12, jks",
+    TLS_KEYSTORE_TYPE("tls-keystore-type", Layer.TRANSPORT, OptionSpec.text("pkcs12|jks", "pkcs12, jks",
             OptionParsers::storeType).byDefault("pkcs12"), "type of tls-keystore"),
     TLS_TRUSTSTORE("tls-truststore", Layer.TRANSPORT, OptionSpec.text("FILE", "path", OptionParsers::storePath),
             "the certificates (or CA) of the peers this node accepts"),
     TLS_TRUSTSTORE_PASSWORD("tls-truststore-password", Layer.TRANSPORT, OptionSpec.text("PASSWORD",
             "password, or file:/path", OptionParsers::storePassword).secret(), "password of tls-truststore"),
-    TLS_TRUSTSTORE_TYPE("tls-truststore-type", Layer.TRANSPORT, OptionSpec.text("TYPE", "pkcs12, jks",
+    TLS_TRUSTSTORE_TYPE("tls-truststore-type", Layer.TRANSPORT, OptionSpec.text("pkcs12|jks", "pkcs12, jks",
             OptionParsers::storeType).byDefault("pkcs12"), "type of tls-truststore"),
     INSECURE_CLUSTER("insecure-cluster", Layer.TRANSPORT, OptionSpec.bool().byDefault(false),
             "true: start on a non-loopback bind-address without cluster-key or TLS"),
@@ -224,13 +224,27 @@ public enum ConfigOption {
      * (continued on an indented line when long), in documentation order: the launcher's {@code --help}.
      */
     public static String usage(String prefix, String indent) {
+        int column = indent.length() + 34;
+        int width = 100;
         StringBuilder out = new StringBuilder();
         for (ConfigOption o : values()) {
             String flag = indent + prefix + o.key + "=" + o.metavar();
-            String text = o.doc + (o.defaultDoc().equals("none") ? "" : " (default " + o.defaultDoc() + ")");
-            int column = indent.length() + 34;
-            out.append(flag.length() < column ? String.format("%-" + column + "s", flag) + text
-                    : flag + "\n" + " ".repeat(column) + text).append('\n');
+            String text = o.doc + (o.defaultDoc().equals("none") ? "" : " (default: " + o.defaultDoc() + ")");
+            StringBuilder line = new StringBuilder(flag.length() < column ? String.format("%-" + column + "s", flag)
+                    : flag + "\n" + " ".repeat(column));
+            int lineStart = line.lastIndexOf("\n") + 1;
+            boolean first = true;
+            for (String word : text.split(" ")) {
+                if (!first && line.length() - lineStart + 1 + word.length() > width) {
+                    line.append('\n').append(" ".repeat(column));
+                    lineStart = line.length() - column;
+                } else if (!first) {
+                    line.append(' ');
+                }
+                line.append(word);
+                first = false;
+            }
+            out.append(line).append('\n');
         }
         return out.toString();
     }

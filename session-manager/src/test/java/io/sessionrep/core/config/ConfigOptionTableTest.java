@@ -71,10 +71,12 @@ class ConfigOptionTableTest {
         String usage = ConfigOption.usage("--", "  ");
         for (ConfigOption o : ConfigOption.values()) {
             assertTrue(usage.contains("  --" + o.key() + "=" + o.metavar()), o.key());
-            assertTrue(usage.contains(o.doc()), o.key());
+            String flat = usage.replaceAll("\\s+", " ");
+            assertTrue(flat.contains(o.doc()), o.key());
         }
         assertTrue(usage.contains("--write-quota=N"), usage);
-        assertTrue(usage.contains("backup copies per session; 0 = no replication (default 1)"), usage);
+        assertTrue(usage.contains("backup copies per session; 0 = no replication (default: 1)"), usage);
+        assertTrue(usage.lines().allMatch(l -> l.length() <= 100), usage);
         assertTrue(usage.contains("--replication-mode=async|sync"), usage);
     }
 }
