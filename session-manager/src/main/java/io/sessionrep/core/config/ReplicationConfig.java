@@ -69,6 +69,11 @@ import java.util.stream.Collectors;
  * spelling ({@code async}, {@code on-request-end}, {@code static}; any case); lists separated by commas
  * and/or whitespace. A blank value means "not set here" (the default, or what an earlier source set).
  *
+ * <p>Each option is declared once, as a row of {@link ConfigOption} (name, type, parser, check, default,
+ * documentation); this class holds the values in an {@link EnumMap} read through that table, and keeps a
+ * typed getter and builder setter per option for programmatic users. The rules between options are in
+ * {@link Builder#build()}.
+ *
  * <p>Log {@link #describe()} and every line of {@link #notYetActive()} at start-up.
  */
 public final class ReplicationConfig {
