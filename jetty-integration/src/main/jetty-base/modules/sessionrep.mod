@@ -46,7 +46,7 @@ etc/sessionrep.xml
 ## allow-colocation: true | false: may a backup live on the same machine (machine-id) as the primary. Default true.
 # sessionrep.allow-colocation=true
 
-## machine-id: What "same machine" means. Default: the host name.
+## machine-id: What "same machine" means. Default: host name.
 # sessionrep.machine-id=host-1
 
 ## discovery: multicast | static | dynamic. Default static.
@@ -58,7 +58,7 @@ etc/sessionrep.xml
 ## bind-address: Where this node listens for replication traffic. Default 127.0.0.1.
 # sessionrep.bind-address=10.0.0.1
 
-## bind-port: 1..65535, or 0 = first free port from 7800. Default 0.
+## bind-port: 1..65535, or 0 = first free port from 7800. Default 0 (auto: first free from 7800).
 # sessionrep.bind-port=7800
 
 ## peers: static discovery: host:port list (comma or space separated); a ring is enough. Default empty.
@@ -88,7 +88,7 @@ etc/sessionrep.xml
 ## max-session-size: Larger sessions are not replicated (warned once per session). Default 1MiB.
 # sessionrep.max-session-size=1MiB
 
-## max-backup-bytes: Attribute bytes this node holds at most as backups; then new copies are refused (counted, logged). Default: half the heap.
+## max-backup-bytes: Attribute bytes this node holds at most as backups; then new copies are refused (counted, logged). Default: half the JVM's max heap.
 # sessionrep.max-backup-bytes=256MiB
 
 ## cluster-key: Shared secret (at least 16 characters, or file:/path): encrypts and authenticates all traffic between nodes; nodes without it cannot join.

@@ -183,9 +183,9 @@ public final class JGroupsStacks {
         }
         UDP udp = new UDP()
                 .setMulticastAddress(NetworkOptions.multicastAddress(config))
-                .setMulticastPort(NetworkOptions.multicastPort(config));
+                .setMulticastPort(config.multicastPort());
         udp.setBindAddress(bindAddress);
-        udp.setBindPort(NetworkOptions.bindPort(config));
+        udp.setBindPort(config.bindPort());
         udp.setPortRange(0);
         return assemble(udp, new PING(), bindAddress, true);
     }
@@ -196,7 +196,7 @@ public final class JGroupsStacks {
             case MULTICAST -> new MPING()
                     .setBindAddr(bindAddress)
                     .setMcastAddr(NetworkOptions.multicastAddress(config))
-                    .setMcastPort(NetworkOptions.multicastPort(config));
+                    .setMcastPort(config.multicastPort());
             case FILE -> new FILE_PING()
                     .setLocation(sharedDirectory(config).toString())
                     .removeAllDataOnViewChange(true)
@@ -240,7 +240,7 @@ public final class JGroupsStacks {
      * capped at {@link #maxFrameLength}, with TLS when {@code tls-keystore} is set ({@link TlsTransport}).
      */
     private static TCP tcp(ReplicationConfig config, InetAddress bindAddress) {
-        int bindPort = NetworkOptions.bindPort(config);
+        int bindPort = config.bindPort();
         TCP tcp = new IsolatingTcp();
         tcp.setMaxLength(maxFrameLength(config));
         if (config.tlsEnabled()) {

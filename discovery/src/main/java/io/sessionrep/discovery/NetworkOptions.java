@@ -14,7 +14,9 @@ import java.util.List;
 
 /**
  * Resolves the network options of a {@link ReplicationConfig} to socket addresses, failing with a
- * {@link ConfigException} that names the option and the value when a host cannot be used.
+ * {@link ConfigException} that names the option and the value when a host cannot be used. Only what
+ * needs this machine or DNS is checked here: ranges and shapes (ports, multicast literals, host:port) were
+ * checked once, when the configuration was built, by the option table ({@code ConfigOption}).
  */
 final class NetworkOptions {
 
@@ -36,47 +38,19 @@ final class NetworkOptions {
         return address;
     }
 
-    /** {@code bind-port}: 0 (auto) or 1..65535. */
-    static int bindPort(ReplicationConfig config) {
-        int port = config.bindPort();
-        if (port < 0 || port > 65_535) {
-            throw new ConfigException("bind-port", port + " is not allowed; expected 0 (auto) or a port from 1 to 65535");
-        }
-        return port;
-    }
-
     /** {@code peers}: every host must resolve; the ports are taken as given. */
     static List<InetSocketAddress> peers(ReplicationConfig config) {
         List<InetSocketAddress> result = new ArrayList<>();
         for (HostPort peer : config.peers()) {
-            if (peer.port() < 1 || peer.port() > 65_535) {
-                throw new ConfigException("peers", "'" + peer + "' has port " + peer.port()
-                        + "; expected host:port with a port from 1 to 65535");
-            }
             InetAddress address = resolve("peers", peer.host(), "host:port pairs whose host resolves");
             result.add(new InetSocketAddress(address, peer.port()));
         }
         return result;
     }
 
-    /** {@code multicast-address}: must be an IP multicast group (224.0.0.0/4 for IPv4). */
+    /** {@code multicast-address}: a multicast literal (checked when the configuration was built). */
     static InetAddress multicastAddress(ReplicationConfig config) {
-        String host = config.multicastAddress();
-        InetAddress address = resolve("multicast-address", host, "an IP multicast group such as 228.8.8.8");
-        if (!address.isMulticastAddress()) {
-            throw new ConfigException("multicast-address", "'" + host
-                    + "' is not a multicast address; expected an IP multicast group such as 228.8.8.8");
-        }
-        return address;
-    }
-
-    /** {@code multicast-port}: 1..65535. */
-    static int multicastPort(ReplicationConfig config) {
-        int port = config.multicastPort();
-        if (port < 1 || port > 65_535) {
-            throw new ConfigException("multicast-port", port + " is not allowed; expected a port from 1 to 65535");
-        }
-        return port;
+        return resolve("multicast-address", config.multicastAddress(), "an IP multicast group such as 228.8.8.8");
     }
 
     private static InetAddress resolve(String option, String host, String expected) {

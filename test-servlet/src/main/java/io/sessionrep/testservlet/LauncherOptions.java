@@ -1,6 +1,7 @@
 package io.sessionrep.testservlet;
 
 import io.sessionrep.core.config.ConfigException;
+import io.sessionrep.core.config.ConfigOption;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -100,7 +101,7 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
         };
     }
 
-    /** The text of {@code --help}. */
+    /** The text of {@code --help}; the replication options come from the option table ({@link ConfigOption}). */
     public static String usage() {
         return """
                 usage: java -jar sessionrep-node.jar [--name=value ...]
@@ -117,42 +118,7 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                   --help                     this text
 
                 replication options (canonical names, SPEC section 2; validated by ReplicationConfig):
-                  --node-name=NAME           unique node name, also the session-id route suffix
-                  --replication-mode=M       async | sync (default async)
-                  --sync-timeout=D           e.g. 500ms (default 500ms)
-                  --ownership-timeout=D      e.g. 5s (default 5s): wait for a hand-over, then 503
-                  --replication-trigger=T    on-request-end | on-attribute-modify | on-shutdown
-                  --write-quota=N            backups per session, 0 = none (default 1)
-                  --allow-colocation=B       true | false (default true)
-                  --machine-id=ID            what "same machine" means (default: host name)
-                  --discovery=D              static | multicast | dynamic (default static)
-                  --cluster-name=NAME        default sessions
-                  --bind-address=HOST        replication traffic address (default 127.0.0.1)
-                  --bind-port=N              replication traffic port (default auto)
-                  --peers=H:P[,H:P...]       static discovery peers (a ring is enough)
-                  --multicast-address=A      default 228.8.8.8
-                  --multicast-port=N         default 45588
-                  --dynamic-discovery=H      discovery=dynamic only: multicast | file | dns (default multicast)
-                  --discovery-directory=DIR  dynamic-discovery=file: absolute path of a shared directory
-                  --dns-query=NAME[,NAME...] dynamic-discovery=dns: DNS name(s) resolving to the nodes
-                  --dns-record-type=T        dynamic-discovery=dns: A | SRV (default A)
-                  --jgroups-config=FILE      a JGroups XML stack replacing the generated one (experts);
-                                             then no discovery, bind-*, peers, multicast-*, dns-* options
-                  --max-session-size=BYTES   larger sessions are not replicated (default 1MiB)
-                  --max-backup-bytes=BYTES   backup bytes held at most (default: half the heap)
-                  --cluster-key=SECRET       encrypt and authenticate replication traffic
-                  --tls-keystore=FILE        mutual TLS between nodes: this node's key store
-                  --tls-keystore-password=P  its password, or file:/path
-                  --tls-keystore-type=T      pkcs12 | jks (default pkcs12)
-                  --tls-truststore=FILE      the certificates (or CA) of accepted peers
-                  --tls-truststore-password=P  its password, or file:/path
-                  --tls-truststore-type=T    pkcs12 | jks (default pkcs12)
-                  --insecure-cluster=B       true: start on a non-loopback bind-address without
-                                             cluster-key or TLS (default false)
-                  --serialization-allowlist=P[,P...]  application packages/classes allowed in sessions
-                  --async-queue-entries=N    bound of the async sender's queue (default 10000)
-                  --async-queue-bytes=BYTES  bound of the async sender's queue (default 64MiB)
-                  --metrics=M                jmx | none: the meters as JMX MBeans too (default jmx)
+                """ + ConfigOption.usage("--", "  ") + """
 
                 example:
                   java -jar sessionrep-node.jar --http-port=8081 --node-name=node-b \\

@@ -1,8 +1,10 @@
 package io.sessionrep.tomcat;
 
 import io.sessionrep.core.config.ConfigException;
+import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,17 +20,7 @@ final class ManagerAttributes {
 
     /** {@code write-quota} becomes {@code writeQuota}. */
     static String attributeName(String option) {
-        StringBuilder name = new StringBuilder();
-        boolean upper = false;
-        for (char c : option.toCharArray()) {
-            if (c == '-') {
-                upper = true;
-            } else {
-                name.append(upper ? Character.toUpperCase(c) : c);
-                upper = false;
-            }
-        }
-        return name.toString();
+        return ConfigOption.forKey(option).map(ConfigOption::attributeName).orElseThrow();
     }
 
     void set(String option, String value) {
@@ -54,8 +46,8 @@ final class ManagerAttributes {
             Map.Entry<String, String> first = unknown.entrySet().iterator().next();
             throw new IllegalArgumentException("Manager attribute " + first.getKey() + "=\"" + first.getValue()
                     + "\" is unknown or has a value of the wrong type; the replication attributes are "
-                    + String.join(", ", ReplicationConfig.OPTION_NAMES.stream()
-                    .map(ManagerAttributes::attributeName).toList()));
+                    + String.join(", ", Arrays.stream(ConfigOption.values())
+                    .map(ConfigOption::attributeName).toList()));
         }
         Map<String, String> effective = new LinkedHashMap<>(options);
         String nodeName = blankToNull(options.get("node-name"));
@@ -83,7 +75,7 @@ final class ManagerAttributes {
             String attribute = attributeName(option);
             String value = options.get(option);
             throw new IllegalArgumentException("Manager attribute " + attribute
-                    + (value == null ? "" : "=\"" + (option.equals("cluster-key") || option.endsWith("-password") ? "****" : value) + "\"")
+                    + (value == null ? "" : "=\"" + (ConfigOption.forKey(option).map(ConfigOption::secret).orElse(false) ? "****" : value) + "\"")
                     + " (option " + option + "): " + detail, e);
         }
     }

@@ -6,6 +6,7 @@ import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionAccess;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.ReplicationTransport;
@@ -88,48 +89,22 @@ public class ReplicatedSessionManager extends ManagerBase {
 
     // ------------------------------------------------------------------ attributes (SPEC section 2)
 
-    public void setNodeName(String v) { attributes.set("node-name", v); }
-    public void setReplicationMode(String v) { attributes.set("replication-mode", v); }
-    public void setSyncTimeout(String v) { attributes.set("sync-timeout", v); }
-    public void setOwnershipTimeout(String v) { attributes.set("ownership-timeout", v); }
-    public void setReplicationTrigger(String v) { attributes.set("replication-trigger", v); }
-    public void setWriteQuota(String v) { attributes.set("write-quota", v); }
-    public void setAllowColocation(String v) { attributes.set("allow-colocation", v); }
-    public void setMachineId(String v) { attributes.set("machine-id", v); }
-    public void setDiscovery(String v) { attributes.set("discovery", v); }
-    public void setClusterName(String v) { attributes.set("cluster-name", v); }
-    public void setBindAddress(String v) { attributes.set("bind-address", v); }
-    public void setBindPort(String v) { attributes.set("bind-port", v); }
-    public void setPeers(String v) { attributes.set("peers", v); }
-    public void setMulticastAddress(String v) { attributes.set("multicast-address", v); }
-    public void setMulticastPort(String v) { attributes.set("multicast-port", v); }
-    public void setDynamicDiscovery(String v) { attributes.set("dynamic-discovery", v); }
-    public void setDiscoveryDirectory(String v) { attributes.set("discovery-directory", v); }
-    public void setDnsQuery(String v) { attributes.set("dns-query", v); }
-    public void setDnsRecordType(String v) { attributes.set("dns-record-type", v); }
-    public void setJgroupsConfig(String v) { attributes.set("jgroups-config", v); }
-    public void setMaxSessionSize(String v) { attributes.set("max-session-size", v); }
-    public void setMaxBackupBytes(String v) { attributes.set("max-backup-bytes", v); }
-    public void setClusterKey(String v) { attributes.set("cluster-key", v); }
-    public void setTlsKeystore(String v) { attributes.set("tls-keystore", v); }
-    public void setTlsKeystorePassword(String v) { attributes.set("tls-keystore-password", v); }
-    public void setTlsKeystoreType(String v) { attributes.set("tls-keystore-type", v); }
-    public void setTlsTruststore(String v) { attributes.set("tls-truststore", v); }
-    public void setTlsTruststorePassword(String v) { attributes.set("tls-truststore-password", v); }
-    public void setTlsTruststoreType(String v) { attributes.set("tls-truststore-type", v); }
-    public void setInsecureCluster(String v) { attributes.set("insecure-cluster", v); }
-    public void setSerializationAllowlist(String v) { attributes.set("serialization-allowlist", v); }
-    public void setAsyncQueueEntries(String v) { attributes.set("async-queue-entries", v); }
-    public void setAsyncQueueBytes(String v) { attributes.set("async-queue-bytes", v); }
-    public void setMetrics(String v) { attributes.set("metrics", v); }
-
     /**
-     * Any other attribute of the {@code <Manager>} element (Tomcat calls this when no setter takes it, or
-     * when a typed setter of {@link ManagerBase} could not parse the value): remembered, and start fails
-     * naming it, rather than a typo silently leaving an option at its default.
+     * Every attribute of the {@code <Manager>} element that no setter takes. Tomcat's digester sets XML
+     * attributes with {@code IntrospectionUtils.setProperty}, which calls {@code setXxx(String)} (or a typed
+     * setter) when there is one and this method otherwise, also when a typed setter of {@link ManagerBase}
+     * could not parse the value. A replication option in camelCase ({@code writeQuota} for
+     * {@code write-quota}, see {@link ConfigOption#attributeName()}) is kept for start, when all are
+     * validated at once; anything else is remembered too, and start fails naming it, rather than a typo
+     * silently leaving an option at its default.
      */
     public boolean setProperty(String name, String value) {
-        attributes.unknown(name, value);
+        ConfigOption option = name == null ? null : ConfigOption.forAttributeName(name).orElse(null);
+        if (option != null) {
+            attributes.set(option.key(), value);
+        } else {
+            attributes.unknown(name, value);
+        }
         return true;
     }
 

@@ -2,9 +2,9 @@ package io.sessionrep.tomcat;
 
 import io.sessionrep.core.config.MetricsExport;
 import io.sessionrep.core.config.ReplicationConfig;
+import org.apache.tomcat.util.IntrospectionUtils;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Method;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,16 +13,37 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The Manager's attributes are the canonical options, 1:1, in camelCase. No Tomcat started. */
 class ManagerAttributesTest {
 
+    /**
+     * Set the way Tomcat's digester sets {@code <Manager>} attributes ({@link IntrospectionUtils#setProperty},
+     * which falls back to the manager's generic {@code setProperty(name, value)}): every option in camelCase
+     * reaches the option, none is taken by a setter of {@link org.apache.catalina.session.ManagerBase}.
+     */
     @Test
-    void everyCanonicalOptionIsAStringAttributeOfTheManager() throws Exception {
+    void everyCanonicalOptionIsAnAttributeOfTheManager() {
         for (String option : ReplicationConfig.OPTION_NAMES) {
             String attribute = ManagerAttributes.attributeName(option);
-            String setter = "set" + Character.toUpperCase(attribute.charAt(0)) + attribute.substring(1);
-            Method method = ReplicatedSessionManager.class.getMethod(setter, String.class);
             ReplicatedSessionManager manager = new ReplicatedSessionManager();
-            method.invoke(manager, "x");
-            assertEquals("x", managerAttributes(manager).get(option), setter + " sets " + option);
+            assertTrue(IntrospectionUtils.setProperty(manager, attribute, "x"), attribute);
+            assertEquals("x", managerAttributes(manager).get(option), attribute + " sets " + option);
         }
+    }
+
+    @Test
+    void tomcatsOwnAttributesKeepTheirSetters() {
+        ReplicatedSessionManager manager = new ReplicatedSessionManager();
+        assertTrue(IntrospectionUtils.setProperty(manager, "maxActiveSessions", "7"));
+        assertEquals(7, manager.getMaxActiveSessions());
+        assertTrue(IntrospectionUtils.setProperty(manager, "pathname", ""));
+        assertEquals("web-1", managerAttributes(manager).toConfig("web-1").nodeName(), "no unknown attribute");
+    }
+
+    @Test
+    void canonicalSpellingIsNotAnAttribute() {
+        ReplicatedSessionManager manager = new ReplicatedSessionManager();
+        IntrospectionUtils.setProperty(manager, "write-quota", "2");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> managerAttributes(manager).toConfig(null));
+        assertTrue(e.getMessage().startsWith("Manager attribute write-quota=\"2\" is unknown"), e.getMessage());
     }
 
     @Test
@@ -62,12 +83,12 @@ class ManagerAttributesTest {
     @Test
     void metricsAttributeIsCheckedLikeTheOthers() {
         ReplicatedSessionManager manager = new ReplicatedSessionManager();
-        manager.setMetrics("prometheus");
+        manager.setProperty("metrics", "prometheus");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> managerAttributes(manager).toConfig("web-1"));
         assertEquals("Manager attribute metrics=\"prometheus\" (option metrics): 'prometheus' is not allowed;"
                 + " expected one of jmx, none", e.getMessage());
-        manager.setMetrics("none");
+        manager.setProperty("metrics", "none");
         assertEquals(MetricsExport.NONE, managerAttributes(manager).toConfig("web-1").metrics());
     }
 

@@ -1,7 +1,11 @@
 package io.sessionrep.core.config;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -280,6 +284,118 @@ final class OptionParsers {
                     "1 to 128 characters, not blank, without control characters");
         }
         return v;
+    }
+
+    private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    /** {@code node-name}: the route suffix of session ids. */
+    static String nodeName(ConfigOption option, String v) {
+        if (v == null || !NODE_NAME.matcher(v).matches()) {
+            throw notAllowed(option, v == null ? "null" : quote(v), "1 to 64 characters from A-Z, a-z,"
+                    + " 0-9, '_' and '-' (the node name becomes the route suffix of session ids)");
+        }
+        return v;
+    }
+
+    /** An IPv4 or IPv6 multicast literal, brackets optional (removed). */
+    static String multicastAddress(ConfigOption option, String v) {
+        if (v == null) {
+            throw notAllowed(option, "null", "a multicast address");
+        }
+        String address = v.strip();
+        address = address.startsWith("[") && address.endsWith("]")
+                ? address.substring(1, address.length() - 1) : address;
+        if (!isMulticastLiteral(address)) {
+            throw new ConfigException(option.key(), quote(v) + " is not a multicast address; expected"
+                    + " an IPv4 multicast address in 224.0.0.0/4 (224.0.0.0 to 239.255.255.255) or an IPv6"
+                    + " multicast address in ff00::/8, such as 228.8.8.8");
+        }
+        return address;
+    }
+
+    /** An absolute path (as given, not resolved): not blank, no control characters. */
+    static String absolutePath(ConfigOption option, String v, String expected) {
+        if (v == null || v.isBlank() || v.length() > 4096 || v.chars().anyMatch(Character::isISOControl)) {
+            throw notAllowed(option, v == null ? "null" : quote(v), expected);
+        }
+        try {
+            if (Path.of(v).isAbsolute()) {
+                return v;
+            }
+        } catch (InvalidPathException e) {
+            // reported below
+        }
+        throw notAllowed(option, quote(v), expected);
+    }
+
+    /** A path (not checked for existence here): not blank, no control characters. */
+    static String path(ConfigOption option, String v, String expected) {
+        if (v == null || v.isBlank() || v.length() > 4096 || v.chars().anyMatch(Character::isISOControl)) {
+            throw notAllowed(option, v == null ? "null" : quote(v), expected);
+        }
+        try {
+            Path.of(v);
+        } catch (InvalidPathException e) {
+            throw notAllowed(option, quote(v), expected);
+        }
+        return v;
+    }
+
+    /** A key store path; null or blank = not set. */
+    static String storePath(ConfigOption option, String v) {
+        return v == null || v.isBlank() ? null : path(option, v, "the path of a key store file");
+    }
+
+    /** A password, or {@code file:/path} (first line); null or empty = not set; never echoed. */
+    static String storePassword(ConfigOption option, String v) {
+        if (v == null || v.isEmpty()) {
+            return null;
+        }
+        String password = v.startsWith("file:") ? readSecretFile(option, v.substring("file:".length())) : v;
+        if (password.isEmpty()) {
+            throw new ConfigException(option.key(), "the password is empty; expected the key store's password"
+                    + " or file:/path/to/password");
+        }
+        return password;
+    }
+
+    /** {@code pkcs12} or {@code jks} (any case), held in lower case. */
+    static String storeType(ConfigOption option, String v) {
+        String type = v == null ? "" : v.strip().toLowerCase(Locale.ROOT);
+        if (!type.equals("pkcs12") && !type.equals("jks")) {
+            throw notAllowed(option, v == null ? "null" : quote(v), "pkcs12 or jks");
+        }
+        return type;
+    }
+
+    /** Shortest accepted {@code cluster-key} secret. */
+    static final int MIN_CLUSTER_KEY_LENGTH = 16;
+
+    /**
+     * The shared secret: at least {@value #MIN_CLUSTER_KEY_LENGTH} characters, or {@code file:/path} (first
+     * line). Null or blank = no key. Never echoed.
+     */
+    static String clusterKey(ConfigOption option, String v) {
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        String secret = v.startsWith("file:") ? readSecretFile(option, v.substring("file:".length())) : v;
+        if (secret.length() < MIN_CLUSTER_KEY_LENGTH) {
+            throw new ConfigException(option.key(), "the secret is " + secret.length()
+                    + " characters long; expected at least " + MIN_CLUSTER_KEY_LENGTH
+                    + " (a random secret, e.g. the output of 'openssl rand -base64 32'), or file:/path/to/secret");
+        }
+        return secret;
+    }
+
+    private static String readSecretFile(ConfigOption option, String path) {
+        try {
+            List<String> lines = Files.readAllLines(Path.of(path));
+            return lines.isEmpty() ? "" : lines.get(0).strip();
+        } catch (IOException | InvalidPathException e) {
+            throw new ConfigException(option.key(), "file:" + path + " cannot be read ("
+                    + e.getClass().getSimpleName() + "); expected a readable file whose first line is the secret");
+        }
     }
 
     /** Packages whose wildcards would open deserialization to the JDK's own (gadget) classes. */
