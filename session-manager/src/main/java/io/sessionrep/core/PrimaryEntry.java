@@ -22,17 +22,18 @@ final class PrimaryEntry {
      * session promoted from a backup or granted by a hand-over: {@link #copy} then holds the values).
      */
     SessionSnapshot live;
+    // The sets below hold a few member names: created small (they are kept for every owned session).
     /** The chosen backups: they hold {@code copy.version()} (or will, once queued updates arrive). */
-    final Set<String> syncedBackups = new HashSet<>();
+    final Set<String> syncedBackups = new HashSet<>(2);
     /** Chosen backups that acknowledged holding the chain (a full copy or a sync update). */
-    final Set<String> confirmedBackups = new HashSet<>();
+    final Set<String> confirmedBackups = new HashSet<>(2);
     /** Chosen backups sent a full copy for confirmation whose answer has not come yet (not sent twice). */
-    final Set<String> confirming = new HashSet<>();
+    final Set<String> confirming = new HashSet<>(2);
     /**
      * Backups no longer chosen (membership changed) that still hold a copy. They are released only once
      * every chosen backup has acknowledged a copy: until then they may be the only up-to-date holders.
      */
-    final Set<String> formerBackups = new HashSet<>();
+    final Set<String> formerBackups = new HashSet<>(2);
     /** Invalidated or taken over by another node: must not replicate any more. */
     boolean removed;
     /**
