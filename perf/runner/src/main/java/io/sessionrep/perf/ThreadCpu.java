@@ -21,6 +21,9 @@ final class ThreadCpu {
     static final List<String> ROLES = List.of("HTTP (Tomcat NIO: exec, poller, acceptor)", "sessionrep sender threads",
             "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other");
 
+    /** Prefix of the keys that hold the system (kernel) part of a role's ticks. */
+    static final String KERNEL = "kernel: ";
+
     private static final double TICKS_PER_SECOND = 100.0; // USER_HZ on Linux
 
     private ThreadCpu() {
@@ -42,8 +45,10 @@ final class ThreadCpu {
                         int close = stat.lastIndexOf(')');
                         String comm = stat.substring(open + 1, close);
                         String[] f = stat.substring(close + 2).split(" ");
-                        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
-                        byRole.merge(role(comm), ticks, Long::sum);
+                        long user = Long.parseLong(f[11]); // utime, stime: fields 14, 15
+                        long system = Long.parseLong(f[12]);
+                        byRole.merge(role(comm), user + system, Long::sum);
+                        byRole.merge(KERNEL + role(comm), system, Long::sum);
                     } catch (IOException | RuntimeException gone) {
                         // the thread ended meanwhile
                     }
@@ -89,7 +94,7 @@ final class ThreadCpu {
         return d;
     }
 
-    /** Markdown: per configuration, CPU ms per request by role (both nodes), and the total. */
+    /** Markdown: per configuration, CPU ms per request by role (both nodes, share of the total, kernel part), and the total. */
     static String table(List<String[]> configs, Map<String, Map<String, Long>> ticks, Map<String, Long> requests) {
         StringBuilder md = new StringBuilder("| configuration | requests | CPU ms / request (both nodes) |");
         StringBuilder rule = new StringBuilder("| --- | ---: | ---: |");
@@ -104,11 +109,19 @@ final class ThreadCpu {
             if (t == null || n == 0) {
                 continue;
             }
-            long total = t.values().stream().mapToLong(Long::longValue).sum();
-            md.append("| ").append(c[1]).append(String.format(Locale.ROOT, " | %,d | %.3f |", n, ms(total, n)));
+            long total = 0;
+            long kernel = 0;
+            for (String r : ROLES) {
+                total += t.getOrDefault(r, 0L);
+                kernel += t.getOrDefault(KERNEL + r, 0L);
+            }
+            md.append("| ").append(c[1]).append(String.format(Locale.ROOT, " | %,d | %.3f (kernel %.0f %%) |", n, ms(total, n),
+                    total == 0 ? 0 : 100.0 * kernel / total));
             for (String r : ROLES) {
                 long v = t.getOrDefault(r, 0L);
-                md.append(String.format(Locale.ROOT, " %.3f (%.0f %%) |", ms(v, n), total == 0 ? 0 : 100.0 * v / total));
+                long k = t.getOrDefault(KERNEL + r, 0L);
+                md.append(String.format(Locale.ROOT, " %.3f (%.0f %%; kernel %.0f %%) |", ms(v, n), total == 0 ? 0 : 100.0 * v / total,
+                        v == 0 ? 0 : 100.0 * k / v));
             }
             md.append('\n');
         }
