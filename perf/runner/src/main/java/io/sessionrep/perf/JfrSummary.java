@@ -265,10 +265,10 @@ final class JfrSummary {
         }
     }
 
-    /** The role of a thread, by its name (Tomcat's executor, our sender, JGroups' and Tribes' threads). */
+    /** The role of a thread, by its name (Tomcat's executor or Jetty's pool, our sender, JGroups' and Tribes' threads). */
     static String role(String thread, List<RecordedFrame> frames) {
         String t = thread == null ? "" : thread;
-        if (t.contains("-exec-")) {
+        if (t.contains("-exec-") || t.startsWith("qtp")) { // Tomcat's executor, Jetty's QueuedThreadPool
             return "request threads";
         }
         if (t.startsWith("sessionrep-sender") || t.startsWith("sessionrep-send-")) {

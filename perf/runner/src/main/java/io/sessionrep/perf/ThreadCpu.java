@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 final class ThreadCpu {
 
     /** Roles in report order, by the thread's name as the kernel keeps it (its first 15 characters). */
-    static final List<String> ROLES = List.of("HTTP (Tomcat NIO: exec, poller, acceptor)", "sessionrep sender threads",
+    static final List<String> ROLES = List.of("HTTP (Tomcat NIO / Jetty qtp)", "sessionrep sender threads",
             "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other");
 
     /** Prefix of the keys that hold the system (kernel) part of a role's ticks. */
@@ -61,7 +61,7 @@ final class ThreadCpu {
     }
 
     static String role(String comm) {
-        if (comm.startsWith("http-nio") || comm.startsWith("http-")) {
+        if (comm.startsWith("http-nio") || comm.startsWith("http-") || comm.startsWith("qtp")) {
             return ROLES.get(0);
         }
         if (comm.startsWith("sessionrep-send")) {

@@ -30,7 +30,8 @@ class OptionsTest {
         } finally {
             JfrSummary.settings = "default";
         }
-        assertEquals("HTTP (Tomcat NIO: exec, poller, acceptor)", ThreadCpu.role("http-nio-127.0."));
+        assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("http-nio-127.0."));
+        assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("qtp12345-17"));
         assertEquals("sessionrep sender threads", ThreadCpu.role("sessionrep-send"));
         assertEquals("GC", ThreadCpu.role("GC Thread#0"));
     }
