@@ -103,6 +103,9 @@ final class Catalog {
         List<Config> tomcats = new ArrayList<>();
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC,
                 TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS))) {
+            if (!options.configs.isEmpty() && !options.configs.contains(setup.id())) {
+                continue;
+            }
             tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
             if (setup == TomcatSetup.OURS_ASYNC && options.baselineJar != null) {
                 Path baseline = Path.of(options.baselineJar).toAbsolutePath();
@@ -159,7 +162,7 @@ final class Catalog {
         args.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
         if (options.jfr) {
             java.nio.file.Path jfr = java.nio.file.Files.createDirectories(logDir.resolve("jfr"));
-            args.add("-XX:StartFlightRecording=dumponexit=true,settings=default,filename=" + jfr + "/");
+            args.add("-XX:StartFlightRecording=dumponexit=true,settings=" + JfrSummary.settings + ",filename=" + jfr + "/");
         }
         return args;
     }

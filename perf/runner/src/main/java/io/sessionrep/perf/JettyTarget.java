@@ -37,6 +37,11 @@ final class JettyTarget implements Target {
     }
 
     @Override
+    public List<Long> pids() {
+        return cluster.nodes().stream().map(NodeProcess::pid).toList();
+    }
+
+    @Override
     public List<String> hosts() {
         return cluster.nodes().stream().map(NodeProcess::sessionUri).map(URI::getAuthority).toList();
     }

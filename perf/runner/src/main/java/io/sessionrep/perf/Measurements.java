@@ -37,6 +37,12 @@ final class Measurements {
     final List<String> problems = new ArrayList<>();
     /** Per configuration, with --jfr: where the nodes' CPU time went. */
     final Map<String, JfrSummary.Summary> jfr = new LinkedHashMap<>();
+    /** Per configuration: the wall-clock windows of its measured JMeter runs and the requests each served (--jfr). */
+    final Map<String, List<JfrSummary.Window>> windows = new LinkedHashMap<>();
+    /** Per configuration: CPU ticks of its node processes over its measured segments, by thread role ({@link ThreadCpu}). */
+    final Map<String, Map<String, Long>> threadCpu = new LinkedHashMap<>();
+    /** Per configuration: requests served in its measured segments (all samples, warm-up of a segment included). */
+    final Map<String, Long> segmentRequests = new LinkedHashMap<>();
     /** Per configuration: GC pauses of its node JVMs over the whole scenario. */
     final Map<String, GcSummary> gc = new LinkedHashMap<>();
     String failure;

@@ -23,7 +23,10 @@ import java.util.Set;
  * --net-delay=200us       scenario 4: one-way replication latency of the distributed nodes (in their JGroups stacks)
  * --net-rate=1gbit        scenario 4: rate of the replication link (tbf), or none
  * --no-dashboards         skip the JMeter HTML dashboards
- * --jfr                   record every node with JFR and summarize where its CPU time goes
+ * --jfr                   record every node with JFR and summarize where its CPU time and allocations go
+ *                         (per node: thread roles, top frames self/total, top allocation sites, bytes per request)
+ * --jfr=profile           the same with JFR's "profile" settings (CPU samples every 10 ms, more allocation samples)
+ * --configs=ID,...        scenario 6: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis)
  * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
  * --rr-nodes=N            scenario 8: nodes of the round robin (default 2; 2 or 3)
  * --clients=N             scenario 9: clients sharing one session, client i on node i mod nodes (default 4)
@@ -57,6 +60,7 @@ final class Options {
     boolean dashboards = true;
     String out;
     boolean jfr;
+    Set<String> configs = new LinkedHashSet<>();
     boolean chartsOnly;
     List<String> commandLine = new ArrayList<>();
 
@@ -115,6 +119,13 @@ final class Options {
                 o.chartsOnly = true;
             } else if (arg.equals("--jfr")) {
                 o.jfr = true;
+            } else if (arg.equals("--jfr=profile")) {
+                o.jfr = true;
+                JfrSummary.settings = "profile";
+            } else if (arg.startsWith("--configs=")) {
+                for (String c : value.split(",")) {
+                    o.configs.add(c.trim());
+                }
             } else if (arg.equals("--no-dashboards")) {
                 o.dashboards = false;
             } else if (arg.equals("--help") || arg.equals("-h")) {
@@ -173,7 +184,7 @@ final class Options {
     static String usage() {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S]
-                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr]
+                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--configs=ID,...]
                                    [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).

@@ -286,7 +286,8 @@ public final class PerfRun {
         if (options.jfr) {
             for (Config config : scenario.configs()) {
                 try {
-                    JfrSummary.Summary summary = JfrSummary.of(dir.resolve("logs").resolve(config.id()).resolve("jfr"));
+                    JfrSummary.Summary summary = JfrSummary.of(dir.resolve("logs").resolve(config.id()).resolve("jfr"),
+                            m.windows.getOrDefault(config.id(), List.of()));
                     if (summary != null) {
                         m.jfr.put(config.id(), summary);
                     }
@@ -304,8 +305,17 @@ public final class PerfRun {
         String name = segmentName(config, point, round);
         Path jtl = dir.resolve("jtl").resolve(name + ".jtl");
         Files.createDirectories(jtl.getParent());
+        Map<String, Long> cpuBefore = ThreadCpu.snapshot(target.pids());
+        Instant from = Instant.now();
         jmeter.run(properties(point, target, options.segmentSeconds), jtl);
+        Instant to = Instant.now();
+        Map<String, Long> cpu = ThreadCpu.difference(cpuBefore, ThreadCpu.snapshot(target.pids()));
         Samples samples = Samples.read(jtl);
+        if (!cpu.isEmpty()) {
+            cpu.forEach((role, ticks) -> m.threadCpu.computeIfAbsent(config.id(), k -> new LinkedHashMap<>()).merge(role, ticks, Long::sum));
+            m.segmentRequests.merge(config.id(), (long) samples.all.size(), Long::sum);
+        }
+        m.windows.computeIfAbsent(config.id(), k -> new ArrayList<>()).add(new JfrSummary.Window(from, to, samples.all.size()));
         List<Sample> steady = samples.steady();
         double span = Samples.span(steady);
         m.cell(config.id(), point).add(steady, span);

@@ -60,6 +60,11 @@ final class ProcessTarget implements Target {
     }
 
     @Override
+    public List<Long> pids() {
+        return nodes.stream().map(ServerProcess::pid).toList();
+    }
+
+    @Override
     public List<String> hosts() {
         return List.copyOf(hosts);
     }

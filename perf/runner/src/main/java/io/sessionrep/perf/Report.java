@@ -365,6 +365,17 @@ final class Report {
             line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
             line(md, "");
         }
+        if (!m.threadCpu.isEmpty()) {
+            line(md, "CPU time of the node processes over the measured segments, per request served, by thread role (Linux"
+                    + " /proc user + system time of every thread, both nodes; GC, JIT and kernel time included, which JFR's"
+                    + " execution samples miss; a thread role is recognized by the first 15 characters of its name):");
+            line(md, "");
+            List<String[]> configs = new java.util.ArrayList<>();
+            for (Config c : m.scenario.configs()) {
+                configs.add(new String[] {c.id(), c.label()});
+            }
+            md.append(ThreadCpu.table(configs, m.threadCpu, m.segmentRequests));
+        }
         if (!m.jfr.isEmpty()) {
             jfr(md, m);
         }
@@ -375,8 +386,8 @@ final class Report {
     }
 
     private void jfr(StringBuilder md, Measurements m) {
-        line(md, "Where the nodes' CPU time goes (JFR execution samples of all nodes of a configuration over the whole"
-                + " scenario, warm-up included; each sample attributed to the first frame from the top of the stack"
+        line(md, "Where the nodes' CPU time goes (JFR execution samples of all nodes of a configuration, over its measured"
+                + " segments when the runner timed them, else the whole scenario; each sample attributed to the first frame from the top of the stack"
                 + " that belongs to a known component):");
         line(md, "");
         StringBuilder head = new StringBuilder("| configuration | samples |");
@@ -410,6 +421,12 @@ final class Report {
             line(md, "- hottest methods, " + c.label() + ": " + top);
         }
         line(md, "");
+        for (Config c : m.scenario.configs()) {
+            JfrSummary.Summary s = m.jfr.get(c.id());
+            if (s != null && s.samples() > 0) {
+                md.append(JfrSummary.details(c.label() + " (`" + c.id() + "`)", s));
+            }
+        }
     }
 
     // ------------------------------------------------------------------ JMH

@@ -13,6 +13,11 @@ interface Target extends AutoCloseable {
         return "/session";
     }
 
+    /** The node processes' ids (CPU accounting per segment, {@link ThreadCpu}); empty when unknown. */
+    default List<Long> pids() {
+        return List.of();
+    }
+
     /** Stops every process of the target (idempotent). */
     @Override
     void close();

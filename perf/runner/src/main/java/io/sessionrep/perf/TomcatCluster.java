@@ -90,7 +90,7 @@ final class TomcatCluster implements Target {
                 command.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
                 if (jfr) {
                     Path recordings = Files.createDirectories(logDir.resolve("jfr"));
-                    command.add("-XX:StartFlightRecording=dumponexit=true,settings=default,filename=" + recordings + "/");
+                    command.add("-XX:StartFlightRecording=dumponexit=true,settings=" + JfrSummary.settings + ",filename=" + recordings + "/");
                 }
                 command.add("-Djava.net.preferIPv4Stack=true");
                 command.add("-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"));
@@ -304,6 +304,11 @@ final class TomcatCluster implements Target {
     /** The Redis server of the Spring Session configuration, else null. */
     RedisServer redis() {
         return redis;
+    }
+
+    @Override
+    public List<Long> pids() {
+        return nodes.stream().map(n -> n.process().pid()).toList();
     }
 
     @Override

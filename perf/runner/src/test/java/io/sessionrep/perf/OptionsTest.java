@@ -20,6 +20,23 @@ class OptionsTest {
     }
 
     @Test
+    void profilingFlags() {
+        try {
+            Options o = Options.parse("--configs=tc-off, tc-ours-async", "--jfr=profile");
+            assertEquals(List.of("tc-off", "tc-ours-async"), List.copyOf(o.configs));
+            assertEquals(true, o.jfr);
+            assertEquals("profile", JfrSummary.settings);
+            assertEquals(List.of(), List.copyOf(Options.parse("--jfr").configs));
+        } finally {
+            JfrSummary.settings = "default";
+        }
+        assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("http-nio-127.0."));
+        assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("qtp12345-17"));
+        assertEquals("sessionrep sender threads", ThreadCpu.role("sessionrep-send"));
+        assertEquals("GC", ThreadCpu.role("GC Thread#0"));
+    }
+
+    @Test
     void badValuesNameTheFlag() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.parse("--scenarios=11"));
         assertEquals("--scenarios: '11' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,9,10,jmh", e.getMessage());

@@ -151,9 +151,17 @@ public final class WireCodec {
         return w.toBytes();
     }
 
+    /**
+     * The buffer to start with: the exact size of the frequent messages that carry values (an update, a fetch
+     * reply with a copy), so that {@link Writer#toBytes} hands the buffer over instead of copying the whole
+     * frame once more; an estimate for the others (the buffer grows or is trimmed as needed).
+     */
     private static int estimate(Message message) {
         if (message instanceof Message.Update m) {
-            return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.update().valueBytes()) + 32 * m.update().changed().size();
+            return (int) Math.min(Integer.MAX_VALUE - 1024, 3 + updateSize(m.update()));
+        }
+        if (message instanceof Message.FetchReply m && m.copy() != null) {
+            return (int) Math.min(Integer.MAX_VALUE - 1024, 4 + updateSize(m.copy()));
         }
         if (message instanceof Message.Touch m) {
             return 16 + 48 * m.entries().size();
@@ -167,10 +175,41 @@ public final class WireCodec {
         if (message instanceof Message.AcquireReply m && m.state() != null) {
             return 160 + (int) Math.min(Integer.MAX_VALUE - 1024, m.state().valueBytes()) + 32 * m.state().changed().size();
         }
-        if (message instanceof Message.FetchReply m && m.copy() != null) {
-            return 128 + (int) Math.min(Integer.MAX_VALUE - 1024, m.copy().valueBytes()) + 32 * m.copy().changed().size();
-        }
         return 64;
+    }
+
+    /** Bytes {@link #writeUpdate} writes for {@code u}. */
+    static long updateSize(SessionUpdate u) {
+        long size = 1 + stringSize(u.sessionId()) + 4 * 8 + 4 + 4 + 4;
+        for (Map.Entry<String, byte[]> e : u.changed().entrySet()) {
+            size += stringSize(e.getKey()) + 4 + e.getValue().length;
+        }
+        for (String name : u.removed()) {
+            size += stringSize(name);
+        }
+        return size;
+    }
+
+    /** Bytes {@link Writer#string} writes: the u16 length and the UTF-8 bytes ({@code getBytes}' replacement included). */
+    static int stringSize(String s) {
+        int n = s.length();
+        int bytes = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                bytes++; // a lone surrogate: getBytes writes '?'
+            } else {
+                bytes += 3;
+            }
+        }
+        return 2 + bytes;
     }
 
     private static void writeUpdate(Writer w, SessionUpdate u, boolean ackRequested) {

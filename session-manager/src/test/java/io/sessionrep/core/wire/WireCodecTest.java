@@ -48,6 +48,23 @@ class WireCodecTest {
         assertTrue(u.ackRequested());
     }
 
+    /**
+     * The writer starts with the exact size of an update (and a fetch reply with a copy), so that the frame is
+     * handed over without one more copy of it: the size function must agree with what is written, whatever
+     * the characters of the names (1 to 4 UTF-8 bytes, lone surrogates written as '?').
+     */
+    @Test
+    void updateSizeIsExact() throws Exception {
+        List<String> names = List.of("", "cart", "déf", "€uro", "emoji\uD83D\uDE00", "lone\uD800", "lone\uDC00x", "x".repeat(300));
+        for (String name : names) {
+            SessionUpdate u = new SessionUpdate("id-" + name, 3, 4, false, 1000, 2000, 1800,
+                    Map.of(name, new byte[17], "other", new byte[0]), Set.of(name + "-gone"));
+            assertEquals(3 + WireCodec.updateSize(u), WireCodec.encode(new Message.Update(u, false)).length, name);
+            assertEquals(4 + WireCodec.updateSize(u), WireCodec.encode(new Message.FetchReply(u)).length, name);
+            assertEquals(2 + name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, WireCodec.stringSize(name), name);
+        }
+    }
+
     /** byte[] has identity equality: compare updates through a printable form. */
     private static String normalize(Message m) {
         if (m instanceof Message.Update u) {

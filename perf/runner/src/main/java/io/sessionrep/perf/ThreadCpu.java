@@ -1,0 +1,134 @@
+package io.sessionrep.perf;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * CPU time of a target's node processes by thread role, from {@code /proc/PID/task/TID/stat} (user + system
+ * ticks, so GC, JIT, kernel time of socket writes and wake-ups all count, which JFR's execution samples do
+ * not see). Taken before and after each measured segment; the difference, over the requests the segment
+ * served, is CPU time per request. Linux only: elsewhere every snapshot is empty.
+ */
+final class ThreadCpu {
+
+    /** Roles in report order, by the thread's name as the kernel keeps it (its first 15 characters). */
+    static final List<String> ROLES = List.of("HTTP (Tomcat NIO / Jetty qtp)", "sessionrep sender threads",
+            "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other");
+
+    /** Prefix of the keys that hold the system (kernel) part of a role's ticks. */
+    static final String KERNEL = "kernel: ";
+
+    private static final double TICKS_PER_SECOND = 100.0; // USER_HZ on Linux
+
+    private ThreadCpu() {
+    }
+
+    /** Ticks per role over the given processes, now. */
+    static Map<String, Long> snapshot(List<Long> pids) {
+        Map<String, Long> byRole = new LinkedHashMap<>();
+        for (long pid : pids) {
+            Path tasks = Path.of("/proc", Long.toString(pid), "task");
+            if (!Files.isDirectory(tasks)) {
+                continue;
+            }
+            try (Stream<Path> s = Files.list(tasks)) {
+                for (Path task : s.toList()) {
+                    try {
+                        String stat = Files.readString(task.resolve("stat"));
+                        int open = stat.indexOf('(');
+                        int close = stat.lastIndexOf(')');
+                        String comm = stat.substring(open + 1, close);
+                        String[] f = stat.substring(close + 2).split(" ");
+                        long user = Long.parseLong(f[11]); // utime, stime: fields 14, 15
+                        long system = Long.parseLong(f[12]);
+                        byRole.merge(role(comm), user + system, Long::sum);
+                        byRole.merge(KERNEL + role(comm), system, Long::sum);
+                    } catch (IOException | RuntimeException gone) {
+                        // the thread ended meanwhile
+                    }
+                }
+            } catch (IOException gone) {
+                // the process ended
+            }
+        }
+        return byRole;
+    }
+
+    static String role(String comm) {
+        if (comm.startsWith("http-nio") || comm.startsWith("http-") || comm.startsWith("qtp")) {
+            return ROLES.get(0);
+        }
+        if (comm.startsWith("sessionrep-send")) {
+            return ROLES.get(1);
+        }
+        if (comm.startsWith("jgroups") || comm.startsWith("TQ-") || comm.startsWith("Connection") || comm.startsWith("TcpServer")
+                || comm.startsWith("Timer") || comm.contains("Bundler") || comm.startsWith("FD_SOCK") || comm.startsWith("NioConnection")) {
+            return ROLES.get(2);
+        }
+        if (comm.startsWith("Tribes") || comm.startsWith("GroupChannel") || comm.startsWith("NioReceiver")
+                || comm.startsWith("Membership") || comm.startsWith("ClusterReceiver")) {
+            return ROLES.get(3);
+        }
+        if (comm.startsWith("GC ") || comm.startsWith("G1 ") || comm.startsWith("VM Thread") || comm.startsWith("VM Periodic")) {
+            return ROLES.get(4);
+        }
+        if (comm.startsWith("C1 ") || comm.startsWith("C2 ")) {
+            return ROLES.get(5);
+        }
+        if (comm.startsWith("JFR")) {
+            return ROLES.get(6);
+        }
+        return ROLES.get(7);
+    }
+
+    /** after - before, per role. */
+    static Map<String, Long> difference(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> d = new LinkedHashMap<>();
+        after.forEach((role, ticks) -> d.put(role, ticks - before.getOrDefault(role, 0L)));
+        return d;
+    }
+
+    /** Markdown: per configuration, CPU ms per request by role (both nodes, share of the total, kernel part), and the total. */
+    static String table(List<String[]> configs, Map<String, Map<String, Long>> ticks, Map<String, Long> requests) {
+        StringBuilder md = new StringBuilder("| configuration | requests | CPU ms / request (both nodes) |");
+        StringBuilder rule = new StringBuilder("| --- | ---: | ---: |");
+        for (String r : ROLES) {
+            md.append(' ').append(r).append(" |");
+            rule.append(" ---: |");
+        }
+        md.append('\n').append(rule).append('\n');
+        for (String[] c : configs) {
+            Map<String, Long> t = ticks.get(c[0]);
+            long n = requests.getOrDefault(c[0], 0L);
+            if (t == null || n == 0) {
+                continue;
+            }
+            long total = 0;
+            long kernel = 0;
+            for (String r : ROLES) {
+                total += t.getOrDefault(r, 0L);
+                kernel += t.getOrDefault(KERNEL + r, 0L);
+            }
+            md.append("| ").append(c[1]).append(String.format(Locale.ROOT, " | %,d | %.3f (kernel %.0f %%) |", n, ms(total, n),
+                    total == 0 ? 0 : 100.0 * kernel / total));
+            for (String r : ROLES) {
+                long v = t.getOrDefault(r, 0L);
+                long k = t.getOrDefault(KERNEL + r, 0L);
+                md.append(String.format(Locale.ROOT, " %.3f (%.0f %%; kernel %.0f %%) |", ms(v, n), total == 0 ? 0 : 100.0 * v / total,
+                        v == 0 ? 0 : 100.0 * k / v));
+            }
+            md.append('\n');
+        }
+        return md.append('\n').toString();
+    }
+
+    private static double ms(long ticks, long requests) {
+        return ticks / TICKS_PER_SECOND * 1000.0 / requests;
+    }
+}
