@@ -123,6 +123,8 @@ public final class ReplicationNode implements AutoCloseable {
             TransportProvider provider = transports != null ? transports
                     : TransportProvider.load(ReplicationNode.class.getClassLoader());
             ReplicationTransport transport = provider.create(config);
+            // the replicator closes it when it stops (then this is a no-op); this closes one it never started
+            onStop("transport", transport::close);
             SessionReplicator running = SessionReplicator.start(config, transport, appClassLoader,
                     opened.registry(), events, clock);
             onStop("replicator", running::close);
@@ -138,8 +140,8 @@ public final class ReplicationNode implements AutoCloseable {
 
     /**
      * Runs the clean-up steps, the last registered first: those of the integration registered after the
-     * start, then the replicator (which leaves the cluster and closes the transport), the meters, then those
-     * registered before the start. A step that fails is logged and the others still run. Idempotent.
+     * start, then the replicator (which leaves the cluster and closes the transport), the transport (if the
+     * replicator did not start), the meters, then those registered before the start. A step that fails is logged and the others still run. Idempotent.
      */
     public void stop() {
         replicator = null;

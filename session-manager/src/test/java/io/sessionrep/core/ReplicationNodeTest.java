@@ -50,9 +50,14 @@ class ReplicationNodeTest {
     /** The in-memory transport, recording its close. */
     private TransportProvider inMemory() {
         return config -> new ForwardingTransport(network.transport(config.nodeName(), config.machineId())) {
+            private boolean closed;
+
             @Override
-            public void close() {
-                stopped.add("transport");
+            public synchronized void close() {
+                if (!closed) { // closed by the replicator, then by the node's own step (a no-op)
+                    closed = true;
+                    stopped.add("transport");
+                }
                 super.close();
             }
         };
@@ -121,7 +126,7 @@ class ReplicationNodeTest {
             RuntimeException thrown = assertThrows(RuntimeException.class,
                     () -> node.start("/app", application, getClass().getClassLoader(), new RecordingEvents()));
             assertSame(refused, thrown);
-            assertEquals(List.of("before"), stopped, "the steps registered so far ran");
+            assertEquals(List.of("transport", "before"), stopped, "the steps registered so far ran, in reverse");
             assertTrue(jmx.names().isEmpty(), "the meters opened before the transport failed were closed");
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
@@ -129,7 +134,7 @@ class ReplicationNodeTest {
         assertThrows(IllegalStateException.class, node::replicator);
         assertNull(node.meterRegistry());
         node.stop();
-        assertEquals(List.of("before"), stopped, "nothing runs twice");
+        assertEquals(List.of("transport", "before"), stopped, "nothing runs twice");
 
         ReplicationNode noTransport = node("b", config -> {
             throw new IllegalStateException("no transport (expected by the test)");
@@ -137,7 +142,7 @@ class ReplicationNodeTest {
         noTransport.onStop("registered before start", () -> stopped.add("before b"));
         assertThrows(IllegalStateException.class,
                 () -> noTransport.start("/app", null, getClass().getClassLoader(), new RecordingEvents()));
-        assertEquals(List.of("before", "before b"), stopped);
+        assertEquals(List.of("transport", "before", "before b"), stopped, "no transport made: none closed");
     }
 
     @Test
