@@ -1,12 +1,11 @@
 package io.sessionrep.jetty;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
-import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.ReplicationTransport;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.eclipse.jetty.server.Context;
 import org.eclipse.jetty.session.AbstractSessionDataStore;
 import org.eclipse.jetty.session.ManagedSession;
@@ -78,16 +77,19 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
 
     private final ReplicationConfig config;
     private final MeterRegistry meters;
+    /** Null: the registered transport (JGroups). */
     private final Function<ReplicationConfig, ReplicationTransport> transports;
-    private volatile SessionReplicator replicator;
-    private NodeMeters nodeMeters;
+    /** The running node (meters, transport, replicator); null while stopped. */
+    private volatile ReplicationNode node;
 
     /**
      * A store replicating over JGroups, as configured by {@code config}. Its meters go to {@code meters}
      * (null: none of the application's) and, with {@code metrics=jmx}, to JMX while the context runs.
      */
     public ReplicatedSessionDataStore(ReplicationConfig config, MeterRegistry meters) {
-        this(config, meters, JGroupsTransport::new);
+        this.config = Objects.requireNonNull(config, "config");
+        this.meters = meters;
+        this.transports = null;
     }
 
     /** A store replicating over the transport {@code transports} builds at each start. */
@@ -104,26 +106,26 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
 
     /** The running engine; only between start and stop. */
     public SessionReplicator replicator() {
-        SessionReplicator running = replicator;
+        ReplicationNode running = node;
         if (running == null) {
             throw new IllegalStateException("Not started: the replicator runs while the context runs");
         }
-        return running;
+        return running.replicator();
     }
 
     /** True between start and stop. */
     public boolean isRunningReplicator() {
-        return replicator != null;
+        ReplicationNode running = node;
+        return running != null && running.replicatorIfRunning() != null;
     }
 
     @Override
     protected void doStart() throws Exception {
         String workerName = _context.getWorkerName();
-        if (!config.nodeName().equals(workerName)) {
-            throw new IllegalStateException("node-name '" + config.nodeName() + "' must also be the session id"
-                    + " manager's workerName (the route suffix of session ids), but that is '" + workerName
-                    + "': install with ReplicatedSessions.install, or set DefaultSessionIdManager.workerName");
+        if (workerName == null || workerName.isBlank()) {
+            throw routeMismatch(config.nodeName(), workerName);
         }
+        ReplicationNode.nodeName(config.nodeName(), workerName, ReplicatedSessionDataStore::routeMismatch);
         SessionCache cache = _context.getSessionManager().getSessionCache();
         if (!(cache instanceof ReplicatedSessionCache replicatedCache)) {
             throw new IllegalStateException("ReplicatedSessionDataStore needs a ReplicatedSessionCache, found "
@@ -132,36 +134,32 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         // the core logs the one-line config and each notYetActive() warning as it starts
         LOG.info("Session replication for context '{}' (session id route suffix .{}):\n{}",
                 _context.getCanonicalContextPath(), workerName, config.describe());
-        nodeMeters = NodeMeters.open(config, contextPath(), meters);
+        ReplicationNode starting = new ReplicationNode(config, transports == null ? null : transports::apply);
+        starting.start(contextPath(), meters, appClassLoader(), replicatedCache.sessionEvents());
+        node = starting;
         try {
-            replicator = SessionReplicator.start(config, transports.apply(config), appClassLoader(),
-                    nodeMeters.registry(), replicatedCache.sessionEvents());
-        } catch (RuntimeException e) {
-            closeMeters();
+            super.doStart();
+        } catch (Exception | Error e) {
+            node = null;
+            starting.stop();
             throw e;
         }
-        super.doStart();
     }
 
     @Override
     protected void doStop() throws Exception {
         super.doStop();
-        SessionReplicator running = replicator;
-        replicator = null;
-        try {
-            if (running != null) {
-                running.close();
-            }
-        } finally {
-            closeMeters();
+        ReplicationNode running = node;
+        node = null;
+        if (running != null) {
+            running.stop();
         }
     }
 
-    private void closeMeters() {
-        if (nodeMeters != null) {
-            nodeMeters.close();
-            nodeMeters = null;
-        }
+    private static IllegalStateException routeMismatch(String nodeName, String workerName) {
+        return new IllegalStateException("node-name '" + nodeName + "' must also be the session id"
+                + " manager's workerName (the route suffix of session ids), but that is '" + workerName
+                + "': install with ReplicatedSessions.install, or set DefaultSessionIdManager.workerName");
     }
 
     private String contextPath() {

@@ -5,7 +5,6 @@ import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.SessionHandler;
 import org.eclipse.jetty.server.Server;
@@ -50,7 +49,7 @@ public final class ReplicatedSessions {
      */
     public static ReplicatedSessions install(ServletContextHandler context, ReplicationConfig config,
                                              MeterRegistry meters) {
-        return install(context, config, meters, JGroupsTransport::new);
+        return install(context, config, new ReplicatedSessionDataStore(config, meters));
     }
 
     /**
@@ -61,8 +60,12 @@ public final class ReplicatedSessions {
     public static ReplicatedSessions install(ServletContextHandler context, ReplicationConfig config,
                                              MeterRegistry meters,
                                              Function<ReplicationConfig, ReplicationTransport> transports) {
+        return install(context, config, new ReplicatedSessionDataStore(config, meters, transports));
+    }
+
+    private static ReplicatedSessions install(ServletContextHandler context, ReplicationConfig config,
+                                              ReplicatedSessionDataStore store) {
         Objects.requireNonNull(context, "context");
-        Objects.requireNonNull(config, "config");
         String nodeName = config.nodeName();
         if (nodeName == null || nodeName.isBlank() || nodeName.contains(".")) {
             throw new ConfigException("node-name", "'" + nodeName + "' cannot be a session id route suffix;"
@@ -77,7 +80,6 @@ public final class ReplicatedSessions {
             throw new IllegalStateException("install before the context starts: " + context);
         }
         ReplicatedSessionCache cache = new ReplicatedSessionCache(sessions);
-        ReplicatedSessionDataStore store = new ReplicatedSessionDataStore(config, meters, transports);
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
         context.insertHandler(new OwnershipTimeoutHandler()); // 503 when a hand-over does not come in time

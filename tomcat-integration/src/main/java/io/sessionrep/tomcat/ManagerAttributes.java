@@ -1,5 +1,6 @@
 package io.sessionrep.tomcat;
 
+import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
@@ -50,17 +51,13 @@ final class ManagerAttributes {
                     .map(ConfigOption::attributeName).toList()));
         }
         Map<String, String> effective = new LinkedHashMap<>(options);
-        String nodeName = blankToNull(options.get("node-name"));
-        boolean fromJvmRoute = false;
-        if (jvmRoute != null && !jvmRoute.isBlank()) {
-            if (nodeName == null) {
-                effective.put("node-name", jvmRoute);
-                fromJvmRoute = true;
-            } else if (!nodeName.equals(jvmRoute)) {
-                throw new IllegalArgumentException("Manager attribute nodeName=\"" + nodeName + "\" differs from the"
-                        + " Engine's jvmRoute=\"" + jvmRoute + "\": both name the route suffix of session ids;"
-                        + " set only one of them, or both to the same value");
-            }
+        String nodeName = ReplicationNode.nodeName(options.get("node-name"), jvmRoute, (configured, route) ->
+                new IllegalArgumentException("Manager attribute nodeName=\"" + configured + "\" differs from the"
+                        + " Engine's jvmRoute=\"" + route + "\": both name the route suffix of session ids;"
+                        + " set only one of them, or both to the same value"));
+        boolean fromJvmRoute = nodeName != null && ReplicationNode.blankToNull(options.get("node-name")) == null;
+        if (fromJvmRoute) {
+            effective.put("node-name", nodeName);
         }
         try {
             return ReplicationConfig.fromMap(effective);
@@ -78,9 +75,5 @@ final class ManagerAttributes {
                     + (value == null ? "" : "=\"" + (ConfigOption.forKey(option).map(ConfigOption::secret).orElse(false) ? "****" : value) + "\"")
                     + " (option " + option + "): " + detail, e);
         }
-    }
-
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.strip();
     }
 }

@@ -1,6 +1,7 @@
 package io.sessionrep.tomcat;
 
 import io.sessionrep.core.ChangeTracker;
+import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionSnapshot;
 import org.apache.catalina.session.StandardSession;
@@ -181,7 +182,7 @@ public class ReplicatedSession extends StandardSession {
     private final class Snapshot implements SessionSnapshot {
         @Override
         public String id() {
-            return SessionIds.clusterId(getIdInternal());
+            return ReplicationNode.clusterId(getIdInternal());
         }
 
         @Override

@@ -1,16 +1,16 @@
 package io.sessionrep.tomcat;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.LogIds;
 import io.sessionrep.core.OwnershipTimeoutException;
+import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionAccess;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
-import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.ReplicationTransport;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.LifecycleState;
@@ -22,11 +22,8 @@ import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
 
 import java.io.IOException;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -67,7 +64,6 @@ public class ReplicatedSessionManager extends ManagerBase {
     private static final ThreadLocal<Boolean> LIVE_ONLY = new ThreadLocal<>();
 
     private final ManagerAttributes attributes = new ManagerAttributes();
-    private final Map<String, CompletableFuture<Session>> takeOvers = new ConcurrentHashMap<>();
     private final SessionEvents events = new SessionEvents() {
         @Override
         public void ownershipLost(String sessionId) {
@@ -79,13 +75,12 @@ public class ReplicatedSessionManager extends ManagerBase {
             evict(sessionId, true);
         }
     };
-    private Function<ReplicationConfig, ReplicationTransport> transports = JGroupsTransport::new;
+    /** Null: the registered transport (JGroups). */
+    private Function<ReplicationConfig, ReplicationTransport> transports;
     private MeterRegistry meters;
-    private volatile NodeMeters nodeMeters;
-    private ReplicationValve valve;
-    private String runningKey;
     private volatile ReplicationConfig config;
-    private volatile SessionReplicator replicator;
+    /** The running node (meters, transport, replicator) and its clean-up; null while stopped. */
+    private volatile ReplicationNode node;
 
     // ------------------------------------------------------------------ attributes (SPEC section 2)
 
@@ -127,7 +122,7 @@ public class ReplicatedSessionManager extends ManagerBase {
 
     /** The current cluster view, for JMX and logs. */
     public String getClusterMembers() {
-        SessionReplicator running = replicator;
+        SessionReplicator running = running();
         return running == null ? "(not started)" : running.members().toString();
     }
 
@@ -144,8 +139,9 @@ public class ReplicatedSessionManager extends ManagerBase {
      * or both; null while stopped, unless one was set.
      */
     public MeterRegistry getMeterRegistry() {
-        NodeMeters running = nodeMeters;
-        return running != null ? running.registry() : meters;
+        ReplicationNode running = node;
+        MeterRegistry registry = running == null ? null : running.meterRegistry();
+        return registry != null ? registry : meters;
     }
 
     /** The transport each start replicates over (embedded use, tests). Default: JGroups. */
@@ -155,11 +151,17 @@ public class ReplicatedSessionManager extends ManagerBase {
 
     /** The running replication engine (while started). */
     public SessionReplicator replicator() {
-        SessionReplicator running = replicator;
+        ReplicationNode running = node;
         if (running == null) {
             throw new IllegalStateException("Not started: the replicator runs while the context runs");
         }
-        return running;
+        return running.replicator();
+    }
+
+    /** The running replication engine, or null. */
+    private SessionReplicator running() {
+        ReplicationNode running = node;
+        return running == null ? null : running.replicatorIfRunning();
     }
 
     @Override
@@ -191,38 +193,26 @@ public class ReplicatedSessionManager extends ManagerBase {
                     + " node '" + configured.nodeName() + "' in cluster '" + configured.clusterName() + "': give"
                     + " each replicated web application its own clusterName (and bindPort)"));
         }
-        runningKey = key;
+        ReplicationNode starting = new ReplicationNode(configured, transports == null ? null : transports::apply);
+        starting.onStop("node name registered in this JVM", () -> RUNNING.remove(key));
+        node = starting;
         config = configured; // before ManagerBase starts its id generator: ids carry node-name as their route
         try {
             super.startInternal();
             log.info("Session replication for context [" + context.getName() + "], node " + configured.nodeName()
                     + " (session ids end in ." + configured.nodeName() + "); options (the Manager attributes are"
                     + " these names in camelCase):\n" + configured.describe());
-            replicator = startReplicator(configured, context);
-            valve = new ReplicationValve(this);
+            ClassLoader appClassLoader = context.getLoader() != null ? context.getLoader().getClassLoader()
+                    : Thread.currentThread().getContextClassLoader();
+            starting.start(context.getPath(), meters, appClassLoader, events);
+            ReplicationValve valve = new ReplicationValve(this);
             context.getPipeline().addValve(valve);
+            starting.onStop("replication valve", () -> context.getPipeline().removeValve(valve));
         } catch (RuntimeException | LifecycleException e) {
             release();
             throw e instanceof LifecycleException le ? le : new LifecycleException(notStarted(e.getMessage()), e);
         }
         setState(LifecycleState.STARTING);
-    }
-
-    private SessionReplicator startReplicator(ReplicationConfig configured, Context context) {
-        ClassLoader appClassLoader = context.getLoader() != null ? context.getLoader().getClassLoader()
-                : Thread.currentThread().getContextClassLoader();
-        // Threads the replicator and JGroups create inherit the context class loader: make it ours, never
-        // the web application's (which would stay pinned after an undeploy).
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(ReplicatedSessionManager.class.getClassLoader());
-        try {
-            nodeMeters = NodeMeters.open(configured, context.getPath(), meters);
-            return SessionReplicator.start(configured, transports.apply(configured), appClassLoader,
-                    nodeMeters.registry(), events);
-        } finally {
-            thread.setContextClassLoader(previous);
-        }
     }
 
     private String notStarted(String why) {
@@ -247,25 +237,13 @@ public class ReplicatedSessionManager extends ManagerBase {
         super.stopInternal();
     }
 
+    /** Removes the valve, leaves the cluster, closes the meters (see {@link ReplicationNode#stop}). */
     private void release() {
-        if (valve != null) {
-            getContext().getPipeline().removeValve(valve);
-            valve = null;
-        }
-        SessionReplicator running = replicator;
-        replicator = null;
+        ReplicationNode running = node;
         if (running != null) {
-            running.close();
+            running.stop();
         }
-        NodeMeters exported = nodeMeters;
-        nodeMeters = null;
-        if (exported != null) {
-            exported.close();
-        }
-        if (runningKey != null) {
-            RUNNING.remove(runningKey);
-            runningKey = null;
-        }
+        node = null;
         config = null;
     }
 
@@ -291,7 +269,7 @@ public class ReplicatedSessionManager extends ManagerBase {
     public Session createSession(String sessionId) {
         ReplicationConfig running = config;
         String id = sessionId == null || running == null ? sessionId
-                : SessionIds.withRoute(SessionIds.clusterId(sessionId), running.nodeName());
+                : ReplicationNode.withRoute(ReplicationNode.clusterId(sessionId), running.nodeName());
         return super.createSession(id);
     }
 
@@ -307,76 +285,34 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
         Session live = sessions.get(id);
         ReplicationConfig running = config;
-        SessionReplicator engine = replicator;
-        if (live != null || running == null || engine == null) {
+        ReplicationNode started = node;
+        if (live != null || running == null || started == null || started.replicatorIfRunning() == null) {
             return live;
         }
-        String clusterId = SessionIds.clusterId(id);
-        String localId = SessionIds.withRoute(clusterId, running.nodeName());
-        live = sessions.get(localId);
-        if (live != null || LIVE_ONLY.get() != null) {
-            return live;
+        String clusterId = ReplicationNode.clusterId(id);
+        String localId = ReplicationNode.withRoute(clusterId, running.nodeName());
+        if (LIVE_ONLY.get() != null) {
+            return sessions.get(localId);
         }
-        return takeOver(engine, clusterId, localId);
-    }
-
-    private Session takeOver(SessionReplicator engine, String clusterId, String localId) {
-        return takeOver(engine, clusterId, localId, false).session();
-    }
-
-    /** A session obtained for a request; {@code entered}: counted in the core (exit it when the request ends). */
-    private record Taken(Session session, boolean entered) {
-    }
-
-    /**
-     * Brings the session here from the cluster. Concurrent requests for one id share one acquisition: the
-     * first acquires it ({@code forRequest}: counted as entered), the others then enter it themselves.
-     */
-    private Taken takeOver(SessionReplicator engine, String clusterId, String localId, boolean forRequest) {
-        CompletableFuture<Session> mine = new CompletableFuture<>();
-        CompletableFuture<Session> running = takeOvers.putIfAbsent(clusterId, mine);
-        if (running != null) {
-            Session shared = joinShared(running); // another request for the same session is bringing it here
-            return new Taken(shared, false);
-        }
-        Session session = null;
-        boolean entered = false;
         try {
-            session = sessions.get(localId);
-            if (session == null) {
-                Optional<RestoredSession> restored = forRequest ? engine.acquire(clusterId) : engine.takeOver(clusterId);
-                if (restored.isPresent()) {
-                    entered = forRequest;
-                    ReplicatedSession taken = (ReplicatedSession) createEmptySession();
-                    taken.restore(restored.get(), localId);
-                    session = taken;
-                    if (log.isDebugEnabled()) {
-                        log.debug("Session " + io.sessionrep.core.LogIds.shortForm(clusterId) + " brought here from the cluster");
-                    }
-                }
-            }
+            return started.takeOver(clusterId, () -> sessions.get(localId), restored -> adopt(restored, localId));
         } catch (OwnershipTimeoutException e) {
-            mine.completeExceptionally(e);
             throw e;
         } catch (RuntimeException e) {
             // as when a persistent store cannot load a session: the request goes on without it
-            log.warn("Could not take over session " + io.sessionrep.core.LogIds.shortForm(clusterId) + " from the cluster", e);
-        } finally {
-            mine.complete(session);
-            takeOvers.remove(clusterId, mine);
-        }
-        return new Taken(session, entered);
-    }
-
-    private static Session joinShared(CompletableFuture<Session> running) {
-        try {
-            return running.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof OwnershipTimeoutException timeout) {
-                throw timeout;
-            }
+            log.warn("Could not take over session " + LogIds.shortForm(clusterId) + " from the cluster", e);
             return null;
         }
+    }
+
+    /** The live copy, under this node's route, of a session just brought here from the cluster. */
+    private Session adopt(RestoredSession restored, String localId) {
+        ReplicatedSession taken = (ReplicatedSession) createEmptySession();
+        taken.restore(restored, localId);
+        if (log.isDebugEnabled()) {
+            log.debug("Session " + LogIds.shortForm(restored.id()) + " brought here from the cluster");
+        }
+        return taken;
     }
 
     /** Also retires the old id on every node (the session replicates under the new one at request end). */
@@ -385,18 +321,18 @@ public class ReplicatedSessionManager extends ManagerBase {
                                    boolean notifyContainerListeners) {
         String oldId = session.getIdInternal();
         super.changeSessionId(session, newId, notifySessionListeners, notifyContainerListeners);
-        SessionReplicator engine = replicator;
-        if (engine != null && oldId != null && !SessionIds.clusterId(oldId).equals(SessionIds.clusterId(newId))) {
-            engine.invalidate(SessionIds.clusterId(oldId));
+        SessionReplicator engine = running();
+        if (engine != null && oldId != null && !ReplicationNode.clusterId(oldId).equals(ReplicationNode.clusterId(newId))) {
+            engine.invalidate(ReplicationNode.clusterId(oldId));
         }
     }
 
     /** The session is being invalidated or expired here: remove every copy in the cluster. */
     void invalidateInCluster(ReplicatedSession session) {
-        SessionReplicator engine = replicator;
+        SessionReplicator engine = running();
         String id = session.getIdInternal();
         if (engine != null && id != null) {
-            engine.invalidate(SessionIds.clusterId(id));
+            engine.invalidate(ReplicationNode.clusterId(id));
         }
     }
 
@@ -406,12 +342,12 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (running == null) {
             return;
         }
-        Session session = sessions.get(SessionIds.withRoute(clusterId, running.nodeName()));
+        Session session = sessions.get(ReplicationNode.withRoute(clusterId, running.nodeName()));
         if (session instanceof ReplicatedSession replicated) {
             replicated.evict(invalidated);
             sessions.remove(replicated.getIdInternal(), replicated);
             if (log.isDebugEnabled()) {
-                log.debug("Session " + io.sessionrep.core.LogIds.shortForm(clusterId) + (invalidated ? " invalidated on another node" : " taken over by"
+                log.debug("Session " + LogIds.shortForm(clusterId) + (invalidated ? " invalidated on another node" : " taken over by"
                         + " another node") + ": live copy dropped");
             }
         }
@@ -432,49 +368,57 @@ public class ReplicatedSessionManager extends ManagerBase {
     String enterRequestedSession(Request request) {
         String requested = request.getRequestedSessionId();
         ReplicationConfig running = config;
-        SessionReplicator engine = replicator;
+        ReplicationNode started = node;
+        SessionReplicator engine = started == null ? null : started.replicatorIfRunning();
         if (requested == null || running == null || engine == null) {
             return null;
         }
-        String clusterId = SessionIds.clusterId(requested);
-        String localId = SessionIds.withRoute(clusterId, running.nodeName());
-        for (int attempt = 0; attempt < 5; attempt++) {
-            Session live = sessions.get(localId);
-            boolean entered = false;
-            if (live != null) {
-                if (engine.enter(clusterId) == SessionAccess.OWNED) {
-                    entered = true;
-                } else {
-                    evict(clusterId, false); // another node owns it now: drop the stale copy, then acquire it
-                    live = null;
-                }
-            }
-            if (live == null) {
-                Taken taken = takeOver(engine, clusterId, localId, true);
-                live = taken.session();
-                if (live == null) {
-                    return null; // no node knows the id: the request goes on without it
-                }
-                entered = taken.entered() || engine.enter(clusterId) == SessionAccess.OWNED;
-            }
-            if (entered) {
-                if (!requested.equals(live.getIdInternal())) {
-                    try {
-                        request.changeSessionId(live.getIdInternal());
-                    } catch (RuntimeException e) {
-                        log.warn("Could not rewrite the session cookie of " + request.getRequestURI(), e);
-                    }
-                }
-                return clusterId;
+        String clusterId = ReplicationNode.clusterId(requested);
+        String localId = ReplicationNode.withRoute(clusterId, running.nodeName());
+        Session live;
+        try {
+            // concurrent requests of this node for a session it does not hold live bring it here once
+            live = started.acquire(clusterId, () -> enterLive(engine, clusterId, localId),
+                    restored -> adopt(restored, localId));
+        } catch (OwnershipTimeoutException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // as when a persistent store cannot load a session: the request goes on without it
+            log.warn("Could not take over session " + LogIds.shortForm(clusterId) + " from the cluster", e);
+            return null;
+        }
+        if (live == null) {
+            return null; // no node knows the id: the request goes on without it
+        }
+        if (!requested.equals(live.getIdInternal())) {
+            try {
+                request.changeSessionId(live.getIdInternal());
+            } catch (RuntimeException e) {
+                log.warn("Could not rewrite the session cookie of " + request.getRequestURI(), e);
             }
         }
-        throw new OwnershipTimeoutException("session " + io.sessionrep.core.LogIds.shortForm(clusterId)
-                + " kept moving away before the request could use it");
+        return clusterId;
+    }
+
+    /**
+     * The live session if this node owns it (then entered in the core); a live copy that another node owns
+     * now is dropped, and null returned so that the session is acquired.
+     */
+    private Session enterLive(SessionReplicator engine, String clusterId, String localId) {
+        Session live = sessions.get(localId);
+        if (live == null) {
+            return null;
+        }
+        if (engine.enter(clusterId) == SessionAccess.OWNED) {
+            return live;
+        }
+        evict(clusterId, false); // another node owns it now: drop the stale copy, then acquire it
+        return null;
     }
 
     /** The request that entered {@code clusterId} is over (after its replication). */
     void exitSession(String clusterId) {
-        SessionReplicator engine = replicator;
+        SessionReplicator engine = running();
         if (engine != null && clusterId != null) {
             engine.exit(clusterId);
         }
@@ -501,7 +445,7 @@ public class ReplicatedSessionManager extends ManagerBase {
      * a take-over resumes it with an accurate idle time.
      */
     void requestEnd(ReplicatedSession session) {
-        SessionReplicator engine = replicator;
+        SessionReplicator engine = running();
         if (engine == null) {
             return;
         }

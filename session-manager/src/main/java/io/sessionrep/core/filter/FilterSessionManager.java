@@ -1,11 +1,11 @@
 package io.sessionrep.core.filter;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
-import io.sessionrep.core.metrics.NodeMeters;
 import io.sessionrep.core.transport.TransportProvider;
 import jakarta.servlet.ServletContext;
 
@@ -13,7 +13,6 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 final class FilterSessionManager implements SessionEvents, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(FilterSessionManager.class.getName());
     static final Duration SWEEP_INTERVAL = Duration.ofSeconds(10);
-    private static final int LOCK_STRIPES = 64;
     static final int DEFAULT_TIMEOUT_MINUTES = 30;
 
     private final ServletContext context;
@@ -40,10 +38,8 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     private final Clock clock;
     private final SessionIds ids;
     private final Map<String, ReplicatedHttpSession> live = new ConcurrentHashMap<>();
-    private final Object[] takeOverLocks = new Object[LOCK_STRIPES];
+    private volatile ReplicationNode node;
     private volatile SessionReplicator replicator;
-    private NodeMeters meters;
-    private ScheduledExecutorService sweeper;
 
     FilterSessionManager(ServletContext context, ReplicationConfig config, SessionListeners listeners,
                          ClassLoader appClassLoader, Clock clock, SecureRandom random) {
@@ -53,31 +49,24 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         this.appClassLoader = appClassLoader;
         this.clock = clock;
         this.ids = new SessionIds(random);
-        for (int i = 0; i < LOCK_STRIPES; i++) {
-            takeOverLocks[i] = new Object();
-        }
     }
 
     /**
-     * Joins the cluster and starts the expiry sweep ({@code sweepInterval}; null = none, tests sweep by hand).
-     * The meters go to {@code application} (null: none) and, with {@code metrics=jmx}, to JMX until
-     * {@link #close()}.
+     * Joins the cluster over the transport {@code transports} makes (null: the registered provider) and starts
+     * the expiry sweep ({@code sweepInterval}; null = none, tests sweep by hand). The meters go to
+     * {@code application} (null: none) and, with {@code metrics=jmx}, to JMX until {@link #close()}.
      */
     void start(TransportProvider transports, MeterRegistry application, Duration sweepInterval) {
-        meters = NodeMeters.open(config, context.getContextPath(), application);
-        try {
-            replicator = SessionReplicator.start(config, transports.create(config), appClassLoader, meters.registry(),
-                    this, clock);
-        } catch (RuntimeException e) {
-            meters.close();
-            throw e;
-        }
+        ReplicationNode starting = new ReplicationNode(config, transports);
+        node = starting;
+        replicator = starting.start(context.getContextPath(), application, appClassLoader, this, clock);
         if (sweepInterval != null) {
-            sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sessionrep-expiry-" + config.nodeName());
                 t.setDaemon(true);
                 return t;
             });
+            starting.onStop("expiry sweep", sweeper::shutdownNow); // stops first
             long period = sweepInterval.toMillis();
             sweeper.scheduleWithFixedDelay(this::sweepSafely, period, period, TimeUnit.MILLISECONDS);
         }
@@ -114,15 +103,8 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
      */
     ReplicatedHttpSession find(String clusterId) {
         long now = clock.millis();
-        ReplicatedHttpSession session = enterLive(clusterId);
-        if (session == null) {
-            synchronized (takeOverLocks[Math.floorMod(clusterId.hashCode(), LOCK_STRIPES)]) {
-                session = enterLive(clusterId);
-                if (session == null) {
-                    session = takeOver(clusterId, now);
-                }
-            }
-        }
+        // concurrent requests of this node for a session it does not hold live bring it here once
+        ReplicatedHttpSession session = node.acquire(clusterId, () -> enterLive(clusterId), r -> adopt(r, now));
         if (session == null) {
             return null;
         }
@@ -150,12 +132,9 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         return null;
     }
 
-    private ReplicatedHttpSession takeOver(String clusterId, long now) {
-        Optional<RestoredSession> copy = replicator.acquire(clusterId);
-        if (copy.isEmpty()) {
-            return null;
-        }
-        RestoredSession r = copy.get();
+    /** The live copy of a session just acquired (the request counts as entered), or null if it expired. */
+    private ReplicatedHttpSession adopt(RestoredSession r, long now) {
+        String clusterId = r.id();
         ReplicatedHttpSession session = ReplicatedHttpSession.restored(this, r.id(), r.creationTime(),
                 r.lastAccessedTime(), r.maxInactiveSeconds(), r.attributes());
         if (session.isExpiredAt(now)) {
@@ -297,15 +276,9 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     /** Stops the sweep and leaves the cluster; sessions live on in their backups (no listeners fire). */
     @Override
     public void close() {
-        if (sweeper != null) {
-            sweeper.shutdownNow();
-        }
-        SessionReplicator running = replicator;
+        ReplicationNode running = node;
         if (running != null) {
-            running.close();
-        }
-        if (meters != null) {
-            meters.close();
+            running.stop();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.sessionrep.core.filter;
 
+import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
 
@@ -38,20 +39,16 @@ record FilterSettings(ReplicationConfig config, String cookieName, List<String> 
                 options.put(name.substring(SYSTEM_PROPERTY_PREFIX.length()), systemProperties.getProperty(name));
             }
         }
-        String cookieName = blankToNull(options.remove(COOKIE_NAME));
+        String cookieName = ReplicationNode.blankToNull(options.remove(COOKIE_NAME));
         if (cookieName == null) {
             cookieName = DEFAULT_COOKIE_NAME;
         } else if (!TOKEN.matcher(cookieName).matches() || cookieName.startsWith("$")) {
             throw new ConfigException(COOKIE_NAME, "'" + cookieName + "' is not allowed; expected a cookie name"
                     + " (letters, digits and !#$%&'*+.^_`|~- only, not starting with $)");
         }
-        String listeners = blankToNull(options.remove(SESSION_LISTENERS));
+        String listeners = ReplicationNode.blankToNull(options.remove(SESSION_LISTENERS));
         List<String> sessionListeners = listeners == null ? List.of()
                 : Arrays.stream(listeners.split("[,\\s]+")).filter(s -> !s.isEmpty()).toList();
         return new FilterSettings(ReplicationConfig.fromMap(options), cookieName, sessionListeners);
-    }
-
-    private static String blankToNull(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
     }
 }

@@ -79,14 +79,13 @@ public class ReplicationFilter implements Filter {
             }
             SessionListeners listeners = SessionListeners.create(filterConfig.getServletContext(),
                     settings.sessionListeners(), appLoader);
-            TransportProvider provider = transports != null ? transports
-                    : TransportProvider.load(ReplicationFilter.class.getClassLoader());
             FilterSessionManager manager = new FilterSessionManager(filterConfig.getServletContext(),
                     settings.config(), listeners, appLoader, Clock.systemUTC(), new SecureRandom());
             LOG.log(System.Logger.Level.INFO, "sessionrep filter for context '"
                     + filterConfig.getServletContext().getContextPath() + "' (cookie " + settings.cookieName()
                     + ", route suffix ." + settings.config().nodeName() + "):\n" + settings.config().describe());
-            manager.start(provider, Metrics.globalRegistry, FilterSessionManager.SWEEP_INTERVAL);
+            // null: the node finds the registered provider (TransportProvider.load)
+            manager.start(transports, Metrics.globalRegistry, FilterSessionManager.SWEEP_INTERVAL);
             this.sessions = manager;
             this.cookieName = settings.cookieName();
         } catch (ConfigException e) {

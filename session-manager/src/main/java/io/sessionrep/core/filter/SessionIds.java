@@ -1,13 +1,16 @@
 package io.sessionrep.core.filter;
 
+import io.sessionrep.core.ReplicationNode;
+
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.regex.Pattern;
 
 /**
  * Session ids of the filter install: {@value #RANDOM_BYTES} bytes (160 bits) from {@link SecureRandom},
- * URL-safe base64 without padding (27 characters). The cookie carries {@code <id>.<node-name>}; the part
- * after the last dot is the route (the node that owns the session), the part before it the cluster id.
+ * URL-safe base64 without padding (27 characters). The cookie carries {@code <id>.<node-name>}: the route
+ * (the node that owns the session) follows the id, which is read as {@link ReplicationNode#clusterId} reads
+ * every integration's ids (up to the first dot).
  */
 final class SessionIds {
     static final int RANDOM_BYTES = 20;
@@ -31,15 +34,11 @@ final class SessionIds {
      * malformed value costs no cluster round trip.
      */
     static String clusterId(String cookieValue) {
-        if (cookieValue == null) {
-            return null;
-        }
-        int dot = cookieValue.lastIndexOf('.');
-        String id = dot < 0 ? cookieValue : cookieValue.substring(0, dot);
-        return CLUSTER_ID.matcher(id).matches() ? id : null;
+        String id = ReplicationNode.clusterId(cookieValue);
+        return id != null && CLUSTER_ID.matcher(id).matches() ? id : null;
     }
 
     static String cookieValue(String clusterId, String route) {
-        return clusterId + "." + route;
+        return ReplicationNode.withRoute(clusterId, route);
     }
 }
