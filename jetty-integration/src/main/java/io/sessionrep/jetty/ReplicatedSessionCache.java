@@ -178,11 +178,16 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     private boolean enterResident(String id, ReplicatedSessionDataStore store) {
         long deadline = System.nanoTime() + store.getConfig().ownershipTimeout().toNanos();
         while (doGet(id) instanceof ReplicatedSession resident) {
-            if (!resident.replicatedData().isDisowned()
-                    && store.replicator().enter(id) == io.sessionrep.core.SessionAccess.OWNED) {
+            io.sessionrep.core.SessionAccess access = resident.replicatedData().isDisowned()
+                    ? io.sessionrep.core.SessionAccess.MOVED : store.replicator().enter(id);
+            if (access == io.sessionrep.core.SessionAccess.OWNED) {
                 return true;
             }
-            resident.replicatedData().disown(); // another node owns it now: never serve this copy again
+            if (access == io.sessionrep.core.SessionAccess.MOVED) {
+                resident.replicatedData().disown(); // another node owns it now: never serve this copy again
+            }
+            // PROMISED: requests here still use the copy and their changes must still be replicated: it is
+            // not disowned; the hand-over drops it once they ended (then it reads MOVED)
             try (AutoLock ignored = resident.lock()) {
                 if (resident.getRequests() <= 0) {
                     if (doGet(id) == resident) {

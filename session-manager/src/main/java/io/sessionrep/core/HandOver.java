@@ -16,7 +16,7 @@ import java.util.List;
  * it ({@link Message.Acquire}). The owner promises the session to the first asker and then:
  * <ol>
  *   <li>lets the requests running on the session here finish (they replicate as usual); requests that
- *       arrive meanwhile are not let in ({@link #enter} answers {@link SessionAccess#MOVED}): they will
+ *       arrive meanwhile are not let in ({@link #enter} answers {@link SessionAccess#PROMISED}): they will
  *       acquire the session back after the asker's request;</li>
  *   <li>sends its newest state, a full copy, with the names of the members that hold it as backups;</li>
  *   <li>drops its live copy (the container is told: {@link SessionEvents#ownershipLost}) and keeps the
@@ -59,7 +59,7 @@ final class HandOver {
                 entry.handOver = null; // the node it was promised to has left
             }
             if (entry.handOver != null) {
-                return SessionAccess.MOVED; // promised away: wait for it to come back, behind the asker
+                return SessionAccess.PROMISED; // requests here still use it: wait for it to come back, behind the asker
             }
             entry.inFlight++;
             entry.dormant = false;

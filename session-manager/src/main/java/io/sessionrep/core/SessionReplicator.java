@@ -178,8 +178,10 @@ public final class SessionReplicator implements AutoCloseable {
     /**
      * A request is about to use a session that the container holds live here. {@link SessionAccess#OWNED}:
      * go ahead, and call {@link #exit} when the request is over (after {@link #requestEnd}).
-     * {@link SessionAccess#MOVED}: another node owns it now, or is about to; drop the live copy without
-     * invalidating it and {@link #acquire} the session. Never blocks; costs a map lookup.
+     * {@link SessionAccess#MOVED}: another node owns it now; drop the live copy without invalidating it and
+     * {@link #acquire} the session. {@link SessionAccess#PROMISED}: it is about to move while other requests
+     * here still use it; keep the live copy (the hand-over drops it) and {@link #acquire} the session. Never
+     * blocks; costs a map lookup.
      */
     public SessionAccess enter(String sessionId) {
         return handOver.enter(sessionId);

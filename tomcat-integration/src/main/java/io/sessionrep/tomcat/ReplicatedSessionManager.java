@@ -409,10 +409,14 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (live == null) {
             return null;
         }
-        if (engine.enter(clusterId) == SessionAccess.OWNED) {
+        SessionAccess access = engine.enter(clusterId);
+        if (access == SessionAccess.OWNED) {
             return live;
         }
-        evict(clusterId, false); // another node owns it now: drop the stale copy, then acquire it
+        if (access == SessionAccess.MOVED) {
+            evict(clusterId, false); // another node owns it now: drop the stale copy, then acquire it
+        }
+        // PROMISED: other requests here still use the live copy; the hand-over drops it once they ended
         return null;
     }
 

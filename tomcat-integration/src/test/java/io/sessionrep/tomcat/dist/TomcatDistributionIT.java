@@ -151,10 +151,10 @@ class TomcatDistributionIT {
         assertTrue(roundRobin.sessions() >= 20, roundRobin.toString());
         assertEquals(0, roundRobin.lost(), roundRobin.toString());
         assertEquals(0, roundRobin.errors(), roundRobin.toString());
+        List<java.net.URI> twoPerNode = new java.util.ArrayList<>(uris);
+        twoPerNode.addAll(uris); // concurrent requests of one session on one node and across nodes
         io.sessionrep.testservlet.NonStickyLoad.Result shared =
-                io.sessionrep.testservlet.NonStickyLoad.sharedSession(uris, "JSESSIONID", 10); // one client per node:
-        // two per node (requests of one session at once on one node too) still lose updates here, see
-        // docs/replication.md "Known defect"
+                io.sessionrep.testservlet.NonStickyLoad.sharedSession(twoPerNode, "JSESSIONID", 10);
         System.out.println("Tomcat distribution, shared session, " + mode + ": " + shared);
         assertEquals(0, shared.lost(), shared.toString());
         assertEquals(0, shared.errors(), shared.toString());
