@@ -16,7 +16,7 @@ import java.util.function.UnaryOperator;
  * on 127.0.0.1: static discovery, each node listing only its ring predecessor, free bind ports, a cluster
  * name of its own (tests never see each other), a machine id per node.
  *
- * <p>With {@code -Dsessionrep.it.transport=memory} the nodes use the core's in-memory test network
+ * <p>With {@code -Dsessionrep.it.transport=memory} the nodes use the in-memory test network (test-kit)
  * instead of JGroups: the same behaviours, without the transport (to tell a transport problem from an
  * integration problem).
  */

@@ -3,6 +3,7 @@ package io.sessionrep.transport.jgroups;
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.Member;
+import io.sessionrep.testsupport.LoopbackMulticast;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

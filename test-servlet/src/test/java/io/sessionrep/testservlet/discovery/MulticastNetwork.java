@@ -1,15 +1,10 @@
 package io.sessionrep.testservlet.discovery;
 
 import io.sessionrep.testservlet.LocalCluster;
+import io.sessionrep.testsupport.LoopbackMulticast;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.MulticastSocket;
-import java.net.NetworkInterface;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +52,7 @@ final class MulticastNetwork implements AutoCloseable {
         }
         MulticastNetwork loopback = new MulticastNetwork(null, "127.0.0.1", "this host's loopback");
         if (!wanted.equals("netns")) {
-            String problem = loopbackProblem(loopback.group, loopback.port);
+            String problem = LoopbackMulticast.problem(loopback.group, loopback.port);
             if (problem == null) {
                 return loopback;
             }
@@ -125,29 +120,4 @@ final class MulticastNetwork implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
     }
-
-    /** Null when a datagram to {@code group}:{@code port} sent on the loopback comes back, else why not. */
-    static String loopbackProblem(String group, int port) {
-        try {
-            InetAddress loopback = InetAddress.getByName("127.0.0.1");
-            NetworkInterface lo = NetworkInterface.getByInetAddress(loopback);
-            InetSocketAddress groupAddress = new InetSocketAddress(InetAddress.getByName(group), port);
-            try (MulticastSocket listener = new MulticastSocket(port);
-                 MulticastSocket sender = new MulticastSocket()) {
-                listener.joinGroup(groupAddress, lo);
-                listener.setSoTimeout(2_000);
-                sender.setNetworkInterface(lo);
-                byte[] probe = "probe".getBytes(StandardCharsets.UTF_8);
-                sender.send(new DatagramPacket(probe, probe.length, groupAddress));
-                DatagramPacket received = new DatagramPacket(new byte[16], 16);
-                listener.receive(received);
-                return null;
-            }
-        } catch (SocketTimeoutException e) {
-            return "a datagram to " + group + ":" + port + " sent on lo did not come back within 2 s";
-        } catch (IOException e) {
-            return "multicast on lo failed: " + e;
-        }
-    }
-
 }

@@ -8,8 +8,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * {@code /probe?op=...&name=..&value=..}: one session operation per request, answering
@@ -31,16 +29,6 @@ public class ProbeServlet extends HttpServlet {
             }
             case "bind" -> request.getSession().setAttribute(name, new Probes.Bound());
             case "remove" -> request.getSession().removeAttribute(name);
-            case "append" -> { // in place, without setAttribute
-                HttpSession session = request.getSession();
-                @SuppressWarnings("unchecked")
-                List<String> list = (List<String>) session.getAttribute(name);
-                if (list == null) {
-                    session.setAttribute(name, new ArrayList<>(List.of(value)));
-                } else {
-                    list.add(value);
-                }
-            }
             case "timeout" -> request.getSession().setMaxInactiveInterval(Integer.parseInt(value));
             case "invalidate" -> {
                 HttpSession session = request.getSession(false);
@@ -51,10 +39,6 @@ public class ProbeServlet extends HttpServlet {
             case "change" -> {
                 request.getSession();
                 answer = request.changeSessionId();
-            }
-            case "forward" -> { // the forwarded request sets the attribute
-                request.getRequestDispatcher("/probe?op=set&name=" + name + "&value=" + value).forward(request, response);
-                return;
             }
             case "async" -> { // the attribute is set on another thread, then the cycle completes
                 AsyncContext async = request.startAsync();

@@ -1,16 +1,15 @@
 package io.sessionrep.transport.jgroups;
 
-import io.sessionrep.core.SessionReplicatorContract;
+import io.sessionrep.core.MembershipContract;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 
-
 /**
- * The core's replication contract over real JGroups channels whose every message is sealed by
+ * {@link MembershipContract} (rebalance and membership) over real JGroups channels whose every message is sealed by
  * {@code cluster-key}: sealing changes nothing the core relies on (ordering, batching, fragmentation,
  * membership, fail-over).
  */
-class ClusterKeySessionReplicatorTest extends SessionReplicatorContract {
+class ClusterKeyMembershipTest extends MembershipContract {
     private final GrowingStaticCluster cluster = new GrowingStaticCluster("sealed");
 
     @Override

@@ -4,8 +4,8 @@ import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.testing.InMemoryNetwork;
 import io.sessionrep.core.transport.ReplicationTransport;
 
-/** The replication contract over the in-memory network (fast; the JGroups run is in replication-transport). */
-class InMemorySessionReplicatorTest extends SessionReplicatorContract {
+/** {@link MembershipContract} (rebalance and membership) over the in-memory network (fast; the JGroups runs are in replication-transport). */
+class InMemoryMembershipTest extends MembershipContract {
     private final InMemoryNetwork network = new InMemoryNetwork();
 
     @Override

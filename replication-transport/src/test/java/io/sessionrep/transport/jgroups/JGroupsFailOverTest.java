@@ -1,15 +1,14 @@
 package io.sessionrep.transport.jgroups;
 
-import io.sessionrep.core.SessionReplicatorContract;
+import io.sessionrep.core.FailOverContract;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 
-
 /**
- * The core's replication contract (see {@link SessionReplicatorContract}) over real JGroups channels on
- * 127.0.0.1: static discovery, each node listing the nodes started before it.
+ * {@link FailOverContract} (fail-over and take-over) over real JGroups channels on 127.0.0.1: static discovery, each node
+ * listing the nodes started before it.
  */
-class JGroupsSessionReplicatorTest extends SessionReplicatorContract {
+class JGroupsFailOverTest extends FailOverContract {
     private final GrowingStaticCluster cluster = new GrowingStaticCluster("contract");
 
     @Override

@@ -9,15 +9,26 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * One user: remembers the JSESSIONID cookie and sends it explicitly to whichever node it is told to
- * (no cookie jar: the cookie follows the user across nodes, as behind a load balancer).
+ * One user: remembers the session cookie (JSESSIONID unless told otherwise) and sends it explicitly to
+ * whichever node it is told to (no cookie jar: the cookie follows the user across nodes, as behind a load
+ * balancer).
  */
 public final class Browser {
-    private static final String COOKIE = "JSESSIONID";
+    private final String cookieName;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private String cookie;
 
-    /** The response to one request. {@code setCookie} is the JSESSIONID value set by it, if any. */
+    /** A user whose session cookie is the containers' JSESSIONID. */
+    public Browser() {
+        this("JSESSIONID");
+    }
+
+    /** A user whose session cookie is called {@code cookieName} (the filter install's is SRSESSIONID). */
+    public Browser(String cookieName) {
+        this.cookieName = cookieName;
+    }
+
+    /** The response to one request. {@code setCookie} is the session cookie value set by it, if any. */
     public record Reply(int status, String body, String node, String setCookie) {
     }
 
@@ -29,14 +40,14 @@ public final class Browser {
     public Reply get(URI uri) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
         if (cookie != null) {
-            request.header("Cookie", COOKIE + "=" + cookie);
+            request.header("Cookie", cookieName + "=" + cookie);
         }
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         String setCookie = null;
         for (String header : response.headers().allValues("Set-Cookie")) {
-            if (header.startsWith(COOKIE + "=")) {
+            if (header.startsWith(cookieName + "=")) {
                 int end = header.indexOf(';');
-                setCookie = header.substring(COOKIE.length() + 1, end < 0 ? header.length() : end);
+                setCookie = header.substring(cookieName.length() + 1, end < 0 ? header.length() : end);
             }
         }
         if (setCookie != null) {

@@ -1,4 +1,4 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.testsupport;
 
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -9,16 +9,20 @@ import java.net.NetworkInterface;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
-/** Whether IP multicast sent on the loopback interface comes back to a listener on it. */
-final class LoopbackMulticast {
+/**
+ * Whether IP multicast sent on the loopback interface comes back to a listener on it: the probe the
+ * multicast tests run before they start nodes ({@code DiscoveryModesTest} in replication-transport skips
+ * without it; {@code MulticastNetwork} in test-servlet falls back to a network namespace).
+ */
+public final class LoopbackMulticast {
 
     private LoopbackMulticast() {
     }
 
-    /** @return null when multicast works on 127.0.0.1, otherwise why not */
-    static String problem(String group, int port) {
+    /** @return null when a datagram to {@code group}:{@code port} sent on 127.0.0.1 comes back, otherwise why not */
+    public static String problem(String group, int port) {
         try {
-            InetAddress loopback = InetAddress.getByName(TestNodes.LOOPBACK);
+            InetAddress loopback = InetAddress.getByName("127.0.0.1");
             NetworkInterface lo = NetworkInterface.getByInetAddress(loopback);
             InetSocketAddress groupAddress = new InetSocketAddress(InetAddress.getByName(group), port);
             try (MulticastSocket listener = new MulticastSocket(port);

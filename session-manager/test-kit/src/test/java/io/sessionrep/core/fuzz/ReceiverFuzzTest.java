@@ -21,8 +21,9 @@ import java.time.Duration;
  * network would: any bytes from a member of the view are applied, answered or rejected (counted), and
  * never throw into the transport. After the run, the node still takes a real update. The sender is a
  * real member (node a), so the handler's membership checks let the input through to decoding and
- * deserialization. Seeds: a valid message of every type ({@code ReceiverFuzzTestInputs/}). Long run:
- * <pre>JAZZER_FUZZ=1 JAZZER_MAX_DURATION=30m mvn -B -pl session-manager test -Dtest='ReceiverFuzzTest'</pre>
+ * deserialization. Seeds: a valid message of every type ({@code ReceiverFuzzTestInputs/}, kept with the core's other seeds in
+ * session-manager/src/test/resources: FuzzSeeds writes them there). Long run:
+ * <pre>JAZZER_FUZZ=1 JAZZER_MAX_DURATION=30m mvn -B -pl session-manager/test-kit -am test -Dtest='ReceiverFuzzTest' -Dsurefire.failIfNoSpecifiedTests=false</pre>
  */
 class ReceiverFuzzTest {
     private static Cluster cluster;

@@ -23,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What every container integration does end to end, run against real embedded containers by subclasses
- * ({@code JettyReplicationTest} in jetty-integration, {@code TomcatReplicationTest} in tomcat-integration):
+ * ({@code JettyReplicationTest} in jetty-integration, {@code TomcatReplicationTest} in tomcat-integration,
+ * {@code JettyFilterReplicationTest} and {@code TomcatFilterReplicationTest} in test-servlet for the web.xml
+ * filter install):
  * two or three nodes on 127.0.0.1 (real JGroups channels unless the subclass says otherwise), one user
  * whose cookie travels from node to node as behind a load balancer, the {@link SessionServlet} as the
  * application. The subclasses add what only their container has.
@@ -35,7 +37,7 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
     /** The option most scenarios run with: every response waits for the backup's acknowledgement. */
     protected static final Map<String, String> SYNC = Map.of("replication-mode", "sync");
 
-    protected final Browser user = new Browser();
+    protected final Browser user = newBrowser();
     protected EmbeddedCluster<N> cluster;
 
     /**
@@ -46,6 +48,11 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
      */
     protected abstract EmbeddedCluster<N> startCluster(String testName, int size, Map<String, String> options,
                                                        UnaryOperator<ReplicationTransport> decorate) throws Exception;
+
+    /** The user of every scenario: a {@link Browser} with the containers' JSESSIONID cookie unless overridden. */
+    protected Browser newBrowser() {
+        return new Browser();
+    }
 
     /** As above, with the transports as they are. */
     protected final EmbeddedCluster<N> startCluster(String testName, int size, Map<String, String> options)

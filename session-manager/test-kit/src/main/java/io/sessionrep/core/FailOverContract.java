@@ -1,0 +1,203 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.TestSession;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Fail-over and take-over: a backup serves the session when its primary is gone, a node without a copy fetches
+ * it and the old primary lets go, an unknown id is never adopted, two nodes taking over at once leave one
+ * primary, a session moving back and forth or surviving repeated primary kills keeps its newest state.
+ *
+ * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
+ * network ({@code InMemoryFailOverTest}, test-kit), real JGroups channels
+ * ({@code JGroupsFailOverTest}) and sealed ones ({@code ClusterKeyFailOverTest}),
+ * both in replication-transport.
+ */
+public abstract class FailOverContract extends SessionReplicatorContract {
+
+    @Test
+    void backupTakesOverWhenPrimaryIsGone() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("user", "alice").set("n", 42);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        stopNode(a);
+
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals("alice", restored.attributes().get("user"));
+        assertEquals(42, restored.attributes().get("n"));
+        assertTrue(b.isPrimary("s1"));
+        assertEquals(1, counter(ReplicationMetrics.TAKEOVERS, "b") + counter(ReplicationMetrics.PROMOTIONS, "b"),
+                "promoted when a left, or taken over at the request");
+    }
+
+    @Test
+    void nodeWithoutCopyFetchesFromTheClusterAndOldPrimaryLetsGo() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        SessionReplicator stranger = b.hasBackup("s1") ? c : b;
+        assertFalse(stranger.hasLocalCopy("s1"));
+
+        RestoredSession restored = stranger.takeOver("s1").orElseThrow();
+        assertEquals("alice", restored.attributes().get("user"));
+        assertEquals(2, restored.version());
+        settle(a, b, c);
+        assertTrue(stranger.isPrimary("s1"));
+        assertFalse(a.isPrimary("s1"));
+        assertEquals(List.of("s1"), events.get("a").ownershipLost);
+    }
+
+    @Test
+    void unknownIdIsNotAdopted() {
+        SessionReplicator a = node("a");
+        node("b");
+        assertEquals(Optional.empty(), a.takeOver("never-seen"));
+        assertFalse(a.isPrimary("never-seen"));
+        double sentBefore = counter(ReplicationMetrics.BYTES_RECEIVED, "b");
+        assertEquals(Optional.empty(), a.takeOver("never-seen"));
+        settle(a);
+        assertEquals(sentBefore + 0, counter(ReplicationMetrics.BYTES_RECEIVED, "b") - barrierBytes(),
+                "a stale id asked again within seconds is answered without asking the cluster");
+    }
+
+    @Test
+    void twoNodesTakingOverAtOnceLeaveExactlyOnePrimaryAndTheLoserDoesNotReplicate() throws Exception {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        TestSession s = newSession("s1").set("n", 1);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var onB = pool.submit(() -> b.takeOver("s1"));
+            var onC = pool.submit(() -> c.takeOver("s1"));
+            assertTrue(onB.get().isPresent() && onC.get().isPresent());
+        } finally {
+            pool.shutdown();
+        }
+        settle(a, b, c);
+        settle(a, b, c);
+        long primaries = java.util.stream.Stream.of(a, b, c).filter(n -> n.isPrimary("s1")).count();
+        assertEquals(1, primaries, "exactly one primary");
+        SessionReplicator loser = b.isPrimary("s1") ? c : b;
+        TestSession stale = new TestSession("s1", clock.millis());
+        stale.set("n", 99);
+        loser.requestEnd(stale, stale.tracker); // a request that was still running on the loser
+        settle(loser);
+        assertFalse(loser.isPrimary("s1"), "the loser does not become primary again");
+        assertEquals(1, counter(ReplicationMetrics.OWNERSHIP_CONFLICTS, loser.nodeName()));
+    }
+
+    @Test
+    void sessionMovingBackAndForthKeepsTheNewestState() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession onA = newSession("s1").set("n", 1);
+        a.requestEnd(onA, onA.tracker);
+        settle(a);
+        for (int round = 2; round <= 6; round++) {
+            SessionReplicator to = round % 2 == 0 ? b : a;
+            RestoredSession restored = to.takeOver("s1").orElseThrow();
+            assertEquals(round - 1, restored.attributes().get("n"));
+            TestSession live = new TestSession("s1", clock.millis());
+            restored.attributes().forEach(live::set);
+            live.tracker.drain();
+            live.set("n", round);
+            to.requestEnd(live, live.tracker);
+            settle(to);
+            settle(a, b);
+        }
+        assertTrue(b.isPrimary("s1") ^ a.isPrimary("s1"));
+    }
+
+    @Test
+    void aRestartedNodeThatBecomesBackupAgainHoldsTheNewestStateWhenThePrimaryDies() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        List<TestSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TestSession s = newSession("s" + i).set("n", 0);
+            a.requestEnd(s, s.tracker);
+            sessions.add(s);
+        }
+        settle(a);
+        stopNode(b);
+        for (int round = 1; round <= 5; round++) {
+            for (TestSession s : sessions) {
+                s.set("n", round);
+                a.requestEnd(s, s.tracker);
+            }
+        }
+        SessionReplicator b2 = node("b"); // the same node, restarted: it becomes a backup again
+        for (int round = 6; round <= 30; round++) {
+            for (TestSession s : sessions) {
+                s.set("n", round);
+                a.requestEnd(s, s.tracker);
+            }
+        }
+        settle(a);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.sessionsBelowQuota() == 0);
+        settle(a);
+        stopNode(a);
+        for (TestSession s : sessions) {
+            SessionReplicator survivor = b2.hasLocalCopy(s.id()) ? b2 : c;
+            RestoredSession restored = survivor.takeOver(s.id()).orElseThrow();
+            assertEquals(30, restored.attributes().get("n"), s.id() + " on " + survivor.nodeName());
+        }
+    }
+
+    @Test
+    void primaryKilledRepeatedlyWithTheLoadMovingToTheNodeRestartedLastLosesNothing() {
+        SessionReplicator a = node("a");
+        node("b");
+        node("c");
+        List<TestSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TestSession s = newSession("s" + i).set("n", 0);
+            a.requestEnd(s, s.tracker);
+            sessions.add(s);
+        }
+        int n = 0;
+        SessionReplicator primary = a;
+        String[] order = {"b", "a", "b", "a"};
+        for (String next : order) {
+            for (int round = 0; round < 10; round++) {
+                n++;
+                for (TestSession s : sessions) {
+                    s.set("n", n);
+                    primary.requestEnd(s, s.tracker);
+                }
+            }
+            settle(primary);
+            SessionReplicator dying = primary;
+            String dyingName = dying.nodeName();
+            stopNode(dying);
+            SessionReplicator taker = running(next);
+            for (TestSession s : sessions) {
+                RestoredSession restored = taker.takeOver(s.id()).orElseThrow();
+                assertEquals(n, restored.attributes().get("n"), s.id() + " taken over by " + next + " after "
+                        + dyingName + " stopped");
+            }
+            primary = taker;
+            node(dyingName); // restarted: it comes back empty and becomes a backup again
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The end of a session: invalidation removes every copy (late updates do not resurrect it) and evicts the live
+ * copy on the other nodes; sessions orphaned by a departed primary expire with the replicated last access
+ * time.
+ *
+ * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
+ * network ({@code InMemoryInvalidationExpiryTest}, test-kit), real JGroups channels
+ * ({@code JGroupsInvalidationExpiryTest}) and sealed ones ({@code ClusterKeyInvalidationExpiryTest}),
+ * both in replication-transport.
+ */
+public abstract class InvalidationExpiryContract extends SessionReplicatorContract {
+
+    @Test
+    void invalidationRemovesEveryCopyAndLateUpdatesDoNotResurrect() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        a.invalidate("s1");
+        settle(a, b, c);
+        for (SessionReplicator n : List.of(a, b, c)) {
+            assertFalse(n.hasLocalCopy("s1"), n.nodeName());
+            assertEquals(Optional.empty(), n.takeOver("s1"), n.nodeName());
+        }
+        // a late full copy (duplicated or reordered on the network) arrives after the invalidation
+        byte[] late = WireCodec.encode(new Message.Update(new io.sessionrep.core.delta.SessionUpdate("s1", 0, 5, true,
+                0, 0, 1800, Map.of("user", new byte[] {1}), java.util.Set.of()), false));
+        transports.get("a").send(member(a, "b"), late);
+        settle(a, b, c);
+        assertFalse(b.hasLocalCopy("s1"));
+    }
+
+    @Test
+    void invalidationOnAnotherNodeEvictsTheLiveCopy() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        b.takeOver("s1").orElseThrow();
+        b.invalidate("s1");
+        settle(a, b);
+        assertFalse(a.hasLocalCopy("s1"));
+    }
+
+    @Test
+    void sessionsOrphanedByADepartedPrimaryExpireWithTheReplicatedLastAccessTime() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        TestSession s = newSession("s1").set("x", 1);
+        s.setMaxInactiveSeconds(60);
+        a.requestEnd(s, s.tracker);
+        TestSession used = newSession("s2").set("x", 2);
+        used.setMaxInactiveSeconds(60);
+        a.requestEnd(used, used.tracker);
+        settle(a);
+        clock.advance(Duration.ofSeconds(59));
+        b.runMaintenance();
+        assertTrue(b.hasLocalCopy("s1"), "primary alive: the primary decides");
+        stopNode(a);
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.isPrimary("s1") || b.hasBackup("s1"));
+        b.runMaintenance();
+        assertTrue(b.hasLocalCopy("s1"), "not expired yet");
+        b.takeOver("s2").orElseThrow(); // s2 is used again here: the container holds it live from now on
+        clock.advance(Duration.ofSeconds(2));
+        b.runMaintenance();
+        assertFalse(b.hasLocalCopy("s1"), "expired 60 s after its replicated last access");
+        assertEquals(Optional.empty(), b.takeOver("s1"));
+        assertTrue(b.isPrimary("s2"), "a session the container holds live is expired by the container, not here");
+    }
+}

@@ -1,0 +1,20 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.transport.ReplicationTransport;
+
+/** {@link InvalidationExpiryContract} (invalidation and expiry) over the in-memory network (fast; the JGroups runs are in replication-transport). */
+class InMemoryInvalidationExpiryTest extends InvalidationExpiryContract {
+    private final InMemoryNetwork network = new InMemoryNetwork();
+
+    @Override
+    protected ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options) {
+        return options;
+    }
+
+    @Override
+    protected ReplicationTransport newTransport(ReplicationConfig config) {
+        return network.transport(config.nodeName(), config.machineId());
+    }
+}

@@ -1,0 +1,19 @@
+package io.sessionrep.core.filter;
+
+import io.sessionrep.core.SessionReplicator;
+
+/**
+ * What the filter keeps package-private, for the tests that run {@code ContainerReplicationContract}
+ * against the filter install (io.sessionrep.testservlet.filter): the replication engine of a started filter.
+ */
+public final class FilterInternals {
+
+    private FilterInternals() {
+    }
+
+    /** The replicator of {@code filter}, started by the container ({@code init}); null before or after. */
+    public static SessionReplicator replicator(ReplicationFilter filter) {
+        FilterSessionManager sessions = filter.sessions();
+        return sessions == null ? null : sessions.replicator();
+    }
+}
