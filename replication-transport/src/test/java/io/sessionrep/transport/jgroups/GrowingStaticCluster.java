@@ -1,7 +1,9 @@
 package io.sessionrep.transport.jgroups;
 
+import io.sessionrep.core.ContractNetwork;
 import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.transport.ReplicationTransport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,19 +12,42 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The network options of nodes that a contract test starts one after another on 127.0.0.1: static
- * discovery, a cluster name of their own, each node on a free port listing the nodes started before it.
+ * The network of nodes that a contract test starts one after another on 127.0.0.1, over real JGroups
+ * channels: static discovery, a cluster name of their own, each node on a free port listing the nodes
+ * started before it; with a cluster key, every message sealed.
  */
-final class GrowingStaticCluster {
+final class GrowingStaticCluster implements ContractNetwork {
     private final String clusterName;
+    private final String clusterKey;
     private final List<HostPort> started = new ArrayList<>();
 
     GrowingStaticCluster(String namePrefix) {
+        this(namePrefix, null);
+    }
+
+    private GrowingStaticCluster(String namePrefix, String clusterKey) {
         this.clusterName = namePrefix + "-" + UUID.randomUUID();
+        this.clusterKey = clusterKey;
+    }
+
+    /** Every message sealed with {@code cluster-key}. */
+    static GrowingStaticCluster sealed(String namePrefix) {
+        return new GrowingStaticCluster(namePrefix, "the-shared-secret-of-this-cluster");
+    }
+
+    @Override
+    public ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options) {
+        ReplicationConfig.Builder node = nextNode(options);
+        return clusterKey == null ? node : node.clusterKey(clusterKey);
+    }
+
+    @Override
+    public ReplicationTransport transport(ReplicationConfig config) {
+        return new JGroupsTransport(config);
     }
 
     /** {@code options} for the next node. */
-    ReplicationConfig.Builder nextNode(ReplicationConfig.Builder options) {
+    private ReplicationConfig.Builder nextNode(ReplicationConfig.Builder options) {
         int port;
         try {
             port = TestNodes.freePorts(1)[0];

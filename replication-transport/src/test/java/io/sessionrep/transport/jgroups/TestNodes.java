@@ -5,9 +5,6 @@ import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -17,7 +14,6 @@ final class TestNodes implements AutoCloseable {
 
     static final String LOOPBACK = "127.0.0.1";
     /** FD_SOCK2 listens at the transport port + 100 (+ up to 3): test ports keep that range free too. */
-    private static final int FAILURE_DETECTION_OFFSET = 100;
 
     final String clusterName = "test-" + UUID.randomUUID();
     private final List<JGroupsTransport> transports = new ArrayList<>();
@@ -54,43 +50,8 @@ final class TestNodes implements AutoCloseable {
         }
     }
 
-    /**
-     * {@code count} distinct ports that are free now, each with its failure-detection ports free too.
-     * Taken from the ephemeral range, away from 7800.. where other clusters on this machine start.
-     */
+    /** {@code count} distinct ports that are free now, each with its failure-detection port free too. */
     static int[] freePorts(int count) throws IOException {
-        int[] ports = new int[count];
-        int found = 0;
-        while (found < count) {
-            int candidate;
-            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-                candidate = probe.getLocalPort();
-            }
-            if (candidate + FAILURE_DETECTION_OFFSET + 3 > 65_535 || contains(ports, found, candidate)
-                    || !isFree(candidate) || !isFree(candidate + FAILURE_DETECTION_OFFSET)) {
-                continue;
-            }
-            ports[found++] = candidate;
-        }
-        return ports;
-    }
-
-    private static boolean contains(int[] ports, int size, int candidate) {
-        for (int i = 0; i < size; i++) {
-            if (Math.abs(ports[i] - candidate) <= FAILURE_DETECTION_OFFSET + 3) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
-            socket.bind(new InetSocketAddress(LOOPBACK, port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return io.sessionrep.testsupport.FreePorts.onLoopback(count);
     }
 }

@@ -20,11 +20,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * primary, a session moving back and forth or surviving repeated primary kills keeps its newest state.
  *
  * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
- * network ({@code InMemoryFailOverTest}, test-kit), real JGroups channels
- * ({@code JGroupsFailOverTest}) and sealed ones ({@code ClusterKeyFailOverTest}),
+ * network ({@code InMemoryReplicatorTest}, test-kit), real JGroups channels
+ * ({@code JGroupsReplicatorTest}) and sealed ones ({@code ClusterKeyReplicatorTest}),
  * both in replication-transport.
  */
 public abstract class FailOverContract extends SessionReplicatorContract {
+    protected FailOverContract(ContractNetwork network) {
+        super(network);
+    }
+
 
     @Test
     void backupTakesOverWhenPrimaryIsGone() {

@@ -38,16 +38,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * state wherever it lands. Each node here plays a container: it keeps live sessions in a map, drops them
  * when the core says so ({@link SessionEvents#ownershipLost}), and brackets every request with
  * enter/acquire ... requestEnd, exit, as the integrations do. Run over the in-memory network
- * ({@code InMemoryHandOverTest}) and real JGroups channels ({@code JGroupsHandOverTest}).
+ * ({@code InMemoryReplicatorTest}) and real JGroups channels ({@code JGroupsReplicatorTest}).
  */
 @Timeout(90)
 public abstract class HandOverContract {
     protected final MeterRegistry meters = new SimpleMeterRegistry();
     private final List<Node> started = new ArrayList<>();
 
-    protected abstract ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options);
+    private final ContractNetwork network;
 
-    protected abstract ReplicationTransport newTransport(ReplicationConfig config);
+    protected HandOverContract(ContractNetwork network) {
+        this.network = network;
+    }
+
+    private ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options) {
+        return network.nodeOptions(name, options);
+    }
+
+    private ReplicationTransport newTransport(ReplicationConfig config) {
+        return network.transport(config);
+    }
 
     /** One node and its "container": the sessions it holds live. */
     protected final class Node implements SessionEvents {

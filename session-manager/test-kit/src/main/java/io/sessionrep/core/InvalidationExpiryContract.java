@@ -21,11 +21,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * time.
  *
  * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
- * network ({@code InMemoryInvalidationExpiryTest}, test-kit), real JGroups channels
- * ({@code JGroupsInvalidationExpiryTest}) and sealed ones ({@code ClusterKeyInvalidationExpiryTest}),
+ * network ({@code InMemoryReplicatorTest}, test-kit), real JGroups channels
+ * ({@code JGroupsReplicatorTest}) and sealed ones ({@code ClusterKeyReplicatorTest}),
  * both in replication-transport.
  */
 public abstract class InvalidationExpiryContract extends SessionReplicatorContract {
+    protected InvalidationExpiryContract(ContractNetwork network) {
+        super(network);
+    }
+
 
     @Test
     void invalidationRemovesEveryCopyAndLateUpdatesDoNotResurrect() {

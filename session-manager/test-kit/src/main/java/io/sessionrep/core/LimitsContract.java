@@ -15,11 +15,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * malformed messages, sessions over max-session-size, write-quota 0.
  *
  * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
- * network ({@code InMemoryLimitsTest}, test-kit), real JGroups channels
- * ({@code JGroupsLimitsTest}) and sealed ones ({@code ClusterKeyLimitsTest}),
+ * network ({@code InMemoryReplicatorTest}, test-kit), real JGroups channels
+ * ({@code JGroupsReplicatorTest}) and sealed ones ({@code ClusterKeyReplicatorTest}),
  * both in replication-transport.
  */
 public abstract class LimitsContract extends SessionReplicatorContract {
+    protected LimitsContract(ContractNetwork network) {
+        super(network);
+    }
+
 
     /** Serializable, but in a package the receiving node does not allow. */
     record Gadget(String payload) implements java.io.Serializable {

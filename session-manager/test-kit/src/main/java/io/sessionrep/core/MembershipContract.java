@@ -18,11 +18,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * across machines (co-location forbidden or used only as a last resort).
  *
  * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
- * network ({@code InMemoryMembershipTest}, test-kit), real JGroups channels
- * ({@code JGroupsMembershipTest}) and sealed ones ({@code ClusterKeyMembershipTest}),
+ * network ({@code InMemoryReplicatorTest}, test-kit), real JGroups channels
+ * ({@code JGroupsReplicatorTest}) and sealed ones ({@code ClusterKeyReplicatorTest}),
  * both in replication-transport.
  */
 public abstract class MembershipContract extends SessionReplicatorContract {
+    protected MembershipContract(ContractNetwork network) {
+        super(network);
+    }
+
 
     @Test
     void whenABackupLeavesThePrimaryRestoresTheQuotaWithoutWaitingForARequest() {

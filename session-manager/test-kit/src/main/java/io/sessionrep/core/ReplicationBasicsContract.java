@@ -24,11 +24,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * modes; the replication triggers (on-attribute-modify, on-shutdown).
  *
  * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
- * network ({@code InMemoryReplicationBasicsTest}, test-kit), real JGroups channels
- * ({@code JGroupsReplicationBasicsTest}) and sealed ones ({@code ClusterKeyReplicationBasicsTest}),
+ * network ({@code InMemoryReplicatorTest}, test-kit), real JGroups channels
+ * ({@code JGroupsReplicatorTest}) and sealed ones ({@code ClusterKeyReplicatorTest}),
  * both in replication-transport.
  */
 public abstract class ReplicationBasicsContract extends SessionReplicatorContract {
+    protected ReplicationBasicsContract(ContractNetwork network) {
+        super(network);
+    }
+
 
     @Test
     void firstCopyIsFullAndLaterCopiesCarryOnlyTheChangedAttribute() {

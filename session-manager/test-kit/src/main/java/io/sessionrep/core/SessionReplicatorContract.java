@@ -48,11 +48,19 @@ public abstract class SessionReplicatorContract {
     private final Map<String, SessionReplicator> nodes = new HashMap<>();
     private final List<SessionReplicator> started = new ArrayList<>();
 
-    /** Adds what the transport needs (ports, peers, cluster name) for the node called {@code name}. */
-    protected abstract ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options);
+    private final ContractNetwork network;
 
-    /** A new, unstarted transport for {@code config}. */
-    protected abstract ReplicationTransport newTransport(ReplicationConfig config);
+    protected SessionReplicatorContract(ContractNetwork network) {
+        this.network = network;
+    }
+
+    private ReplicationConfig.Builder networkOptions(String name, ReplicationConfig.Builder options) {
+        return network.nodeOptions(name, options);
+    }
+
+    private ReplicationTransport newTransport(ReplicationConfig config) {
+        return network.transport(config);
+    }
 
     @AfterEach
     void stop() {

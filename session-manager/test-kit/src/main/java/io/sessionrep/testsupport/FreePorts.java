@@ -2,30 +2,68 @@ package io.sessionrep.testsupport;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** TCP ports for test servers and JGroups channels on 127.0.0.1. */
+/**
+ * TCP ports for test servers and JGroups channels on 127.0.0.1.
+ * <ul>
+ *   <li>Below Linux's ephemeral range (32768 and up): a port the kernel handed out as "free" can be taken
+ *       by any outgoing connection's local port before the test binds it (a node dialling a peer that is
+ *       not up yet makes one every few milliseconds).</li>
+ *   <li>No two ports handed out in this JVM are within {@value #SPREAD} of each other, and each one's
+ *       {@code + }{@value #FAILURE_DETECTION_OFFSET} is free too: JGroups' FD_SOCK2 listens on
+ *       bind-port + 100.</li>
+ * </ul>
+ */
 public final class FreePorts {
+    /** JGroups' FD_SOCK2 offset from the bind port. */
+    public static final int FAILURE_DETECTION_OFFSET = 100;
+    private static final int SPREAD = FAILURE_DETECTION_OFFSET + 3;
+    private static final int LOWEST = 15_000;
+    private static final int BELOW = 32_000;
+    private static final Set<Integer> HANDED_OUT = new HashSet<>();
+
     private FreePorts() {
     }
 
-    /** {@code count} distinct ports free on 127.0.0.1 when asked (all held open at once, then released). */
-    public static int[] onLoopback(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
+    /** {@code count} distinct ports free on 127.0.0.1 when asked. */
+    public static synchronized int[] onLoopback(int count) throws IOException {
+        int[] ports = new int[count];
+        int found = 0;
+        for (int attempt = 0; found < count; attempt++) {
+            if (attempt > 10_000) {
+                throw new IOException("no free port pair found in " + LOWEST + ".." + BELOW + " on 127.0.0.1");
             }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
+            int candidate = ThreadLocalRandom.current().nextInt(LOWEST, BELOW);
+            if (nearHandedOut(candidate) || !isFree(candidate) || !isFree(candidate + FAILURE_DETECTION_OFFSET)) {
+                continue;
             }
+            HANDED_OUT.add(candidate);
+            ports[found++] = candidate;
+        }
+        return ports;
+    }
+
+    private static boolean nearHandedOut(int candidate) {
+        for (int port : HANDED_OUT) {
+            if (Math.abs(port - candidate) <= SPREAD) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 }

@@ -140,20 +140,7 @@ final class Distribution {
     }
 
     static int[] freePorts(int n) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                sockets.add(s);
-                ports[i] = s.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
+        return io.sessionrep.testsupport.FreePorts.onLoopback(n);
     }
 
     static String java() {

@@ -229,20 +229,6 @@ abstract class FilterContractTest {
     }
 
     static int[] freePorts(int n) throws IOException {
-        ServerSocket[] sockets = new ServerSocket[n];
-        int[] ports = new int[n];
-        try {
-            for (int i = 0; i < n; i++) {
-                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                ports[i] = sockets[i].getLocalPort();
-            }
-        } finally {
-            for (ServerSocket s : sockets) {
-                if (s != null) {
-                    s.close();
-                }
-            }
-        }
-        return ports;
+        return io.sessionrep.testsupport.FreePorts.onLoopback(n);
     }
 }

@@ -1,0 +1,34 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.transport.ReplicationTransport;
+
+/**
+ * Where the nodes of a contract test meet: what a node's options need to join (ports, peers, cluster
+ * name) and its transport. One instance per test: the in-memory network here, real JGroups channels in
+ * replication-transport's tests.
+ */
+public interface ContractNetwork {
+    /** Adds what the transport needs for the node called {@code name}. */
+    ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options);
+
+    /** A new, unstarted transport for {@code config}. */
+    ReplicationTransport transport(ReplicationConfig config);
+
+    /** A fresh in-memory network (fast; for the core's own runs). */
+    static ContractNetwork inMemory() {
+        InMemoryNetwork network = new InMemoryNetwork();
+        return new ContractNetwork() {
+            @Override
+            public ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options) {
+                return options;
+            }
+
+            @Override
+            public ReplicationTransport transport(ReplicationConfig config) {
+                return network.transport(config.nodeName(), config.machineId());
+            }
+        };
+    }
+}
