@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -14,7 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>Below Linux's ephemeral range (32768 and up): a port the kernel handed out as "free" can be taken
  *       by any outgoing connection's local port before the test binds it (a node dialling a peer that is
  *       not up yet makes one every few milliseconds).</li>
- *   <li>No two ports handed out in this JVM are within {@value #SPREAD} of each other, and each one's
+ *   <li>No two of the last {@value #REMEMBERED} ports handed out in this JVM (the nodes of one test) are
+ *       within {@value #SPREAD} of each other, and each one's
  *       {@code + }{@value #FAILURE_DETECTION_OFFSET} is free too: JGroups' FD_SOCK2 listens on
  *       bind-port + 100.</li>
  * </ul>
@@ -25,7 +26,8 @@ public final class FreePorts {
     private static final int SPREAD = FAILURE_DETECTION_OFFSET + 3;
     private static final int LOWEST = 15_000;
     private static final int BELOW = 32_000;
-    private static final Set<Integer> HANDED_OUT = new HashSet<>();
+    private static final int REMEMBERED = 32;
+    private static final Deque<Integer> HANDED_OUT = new ArrayDeque<>();
 
     private FreePorts() {
     }
@@ -36,13 +38,16 @@ public final class FreePorts {
         int found = 0;
         for (int attempt = 0; found < count; attempt++) {
             if (attempt > 10_000) {
-                throw new IOException("no free port pair found in " + LOWEST + ".." + BELOW + " on 127.0.0.1");
+                throw new IOException("no free port found in " + LOWEST + ".." + BELOW + " on 127.0.0.1");
             }
             int candidate = ThreadLocalRandom.current().nextInt(LOWEST, BELOW);
             if (nearHandedOut(candidate) || !isFree(candidate) || !isFree(candidate + FAILURE_DETECTION_OFFSET)) {
                 continue;
             }
-            HANDED_OUT.add(candidate);
+            HANDED_OUT.addLast(candidate);
+            if (HANDED_OUT.size() > REMEMBERED) {
+                HANDED_OUT.removeFirst();
+            }
             ports[found++] = candidate;
         }
         return ports;
