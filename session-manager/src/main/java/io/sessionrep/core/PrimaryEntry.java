@@ -97,10 +97,4 @@ final class PrimaryEntry {
         }
         return full;
     }
-
-    /** The request end saw the live session: from now on only digests of its values are kept here. */
-    void liveAt(SessionSnapshot session) {
-        live = session;
-        copy.releaseValues();
-    }
 }

@@ -75,10 +75,11 @@ final class RequestEndReplication {
             if (entry.removed) {
                 return List.of();
             }
+            entry.live = session; // full copies are serialized from it from now on
             try {
                 return sendUpdates(session, changes, entry, targets);
             } finally {
-                entry.liveAt(session); // the live session holds the values now: keep only their digests
+                entry.copy.releaseValues(); // the live session holds the values: keep only their digests
             }
         }
     }
@@ -117,8 +118,7 @@ final class RequestEndReplication {
             } else if (synced) {
                 continue; // nothing new for this backup
             } else {
-                if (full == null) {
-                    entry.live = session; // this request's session: a full copy may read it while in use
+                if (full == null) { // read from this request's own session, which counts as in use
                     full = entry.fullCopyForBackup(node.attributes, true);
                 }
                 update = full;

@@ -32,10 +32,6 @@ public final class SessionCopy {
             long[] hash = MurmurHash3.hash128x64(bytes, 0, bytes.length, SEED);
             return new ValueDigest(hash[0], hash[1], bytes.length);
         }
-
-        boolean matches(byte[] bytes) {
-            return bytes.length == length && equals(of(bytes));
-        }
     }
 
     private final String sessionId;
@@ -47,6 +43,11 @@ public final class SessionCopy {
     private final Map<String, byte[]> attributes = new HashMap<>();
     /** Digests instead of values (null while this copy holds values). */
     private Map<String, ValueDigest> digests;
+    /**
+     * Digests {@link #sameValue} computed for values that differ, by value identity: {@link #apply} records
+     * them without hashing the same bytes again (both run on the request thread). Null when empty.
+     */
+    private Map<byte[], ValueDigest> computed;
     private long valueBytes;
 
     public SessionCopy(String sessionId) {
@@ -74,13 +75,19 @@ public final class SessionCopy {
         }
         for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
             Object old = digests == null ? attributes.put(e.getKey(), e.getValue())
-                    : digests.put(e.getKey(), ValueDigest.of(e.getValue()));
+                    : digests.put(e.getKey(), digestOf(e.getValue()));
             valueBytes += e.getValue().length - lengthOf(old);
         }
+        computed = null;
         version = update.toVersion();
         creationTime = update.creationTime();
         lastAccessedTime = update.lastAccessedTime();
         maxInactiveSeconds = update.maxInactiveSeconds();
+    }
+
+    private ValueDigest digestOf(byte[] bytes) {
+        ValueDigest known = computed == null ? null : computed.get(bytes);
+        return known != null ? known : ValueDigest.of(bytes);
     }
 
     private static long lengthOf(Object value) {
@@ -164,8 +171,15 @@ public final class SessionCopy {
         if (digests == null) {
             return Arrays.equals(bytes, attributes.get(name));
         }
-        ValueDigest digest = digests.get(name);
-        return digest != null && digest.matches(bytes);
+        ValueDigest digest = ValueDigest.of(bytes);
+        if (digest.equals(digests.get(name))) {
+            return true;
+        }
+        if (computed == null) {
+            computed = new java.util.IdentityHashMap<>(4);
+        }
+        computed.put(bytes, digest);
+        return false;
     }
 
     /** Sum of the serialized attribute sizes. */
