@@ -3,6 +3,7 @@ package io.sessionrep.transport.jgroups;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
+import org.jgroups.protocols.UFC;
 
 import java.util.Map;
 import java.util.Queue;
@@ -24,6 +25,11 @@ import java.util.function.Consumer;
  * so FIFO from this node to one member holds for one-way messages and requests alike. A lane holds at
  * most {@code maxQueuedBytes} of frames; beyond that, {@link #offer} refuses (the member does not keep
  * up). When a member leaves the view its lane is closed and whatever it still held is failed.
+ *
+ * <p>Fast path: when a lane is idle (nothing queued, no lane thread at work) and flow control has credits
+ * for the whole message, the caller hands it to the channel itself, so that no thread is woken for it:
+ * {@code JChannel.send} then only puts it into the bundler's queue. Order is kept because the caller holds
+ * the lane (its {@code scheduled} flag) while it sends; whatever others offer meanwhile queues behind.
  */
 final class OutboundQueues {
 
@@ -38,12 +44,20 @@ final class OutboundQueues {
     private final long maxQueuedBytes;
     private final TransportCounters counters;
     private final Map<Address, Lane> lanes = new ConcurrentHashMap<>();
+    /** Unicast flow control of the stack; null if the stack has none (then a send never waits for credits). */
+    private final UFC flowControl;
 
     OutboundQueues(JChannel channel, Executor executor, long maxQueuedBytes, TransportCounters counters) {
         this.channel = channel;
         this.executor = executor;
         this.maxQueuedBytes = maxQueuedBytes;
         this.counters = counters;
+        this.flowControl = channel.getProtocolStack().findProtocol(UFC.class);
+    }
+
+    /** Would {@code JChannel.send} of {@code bytes} to {@code destination} go out without waiting for credits? */
+    private boolean hasCredits(Address destination, int bytes) {
+        return flowControl == null || flowControl.getSenderCreditsFor(destination) > bytes;
     }
 
     /**
@@ -109,6 +123,10 @@ final class OutboundQueues {
             if (closedBecause != null) {
                 return closedBecause;
             }
+            if (queue.isEmpty() && hasCredits(destination, size) && scheduled.compareAndSet(false, true)) {
+                sendHoldingTheLane(outgoing);
+                return null;
+            }
             long queued = queuedBytes.addAndGet(size);
             if (queued > maxQueuedBytes && queued != size) { // one oversized frame alone may pass
                 queuedBytes.addAndGet(-size);
@@ -132,6 +150,17 @@ final class OutboundQueues {
             failQueued();
         }
 
+        /** The fast path: this thread holds the lane, sends, then lets a lane thread take what queued meanwhile. */
+        private void sendHoldingTheLane(Outgoing outgoing) {
+            try {
+                if (send(outgoing)) {
+                    counters.sentInline();
+                }
+            } finally {
+                release();
+            }
+        }
+
         @Override
         public void run() {
             try {
@@ -141,13 +170,18 @@ final class OutboundQueues {
                     send(next);
                 }
             } finally {
-                scheduled.set(false);
-                if (!queue.isEmpty()) {
-                    if (closedBecause != null) {
-                        failQueued();
-                    } else {
-                        schedule();
-                    }
+                release();
+            }
+        }
+
+        /** Gives the lane up; if something queued meanwhile, a lane thread sends it (or it fails if closed). */
+        private void release() {
+            scheduled.set(false);
+            if (!queue.isEmpty()) {
+                if (closedBecause != null) {
+                    failQueued();
+                } else {
+                    schedule();
                 }
             }
         }
@@ -163,13 +197,15 @@ final class OutboundQueues {
             }
         }
 
-        private void send(Outgoing outgoing) {
+        private boolean send(Outgoing outgoing) {
             try {
                 channel.send(outgoing.message());
                 counters.sent(outgoing.payloadBytes());
+                return true;
             } catch (Exception e) {
                 LOG.log(System.Logger.Level.DEBUG, () -> "could not send to " + destination, e);
                 outgoing.onFailure().accept("sending failed: " + e);
+                return false;
             }
         }
 

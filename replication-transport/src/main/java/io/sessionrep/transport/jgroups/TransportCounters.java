@@ -14,6 +14,7 @@ public final class TransportCounters {
 
     private final LongAdder messagesSent = new LongAdder();
     private final LongAdder bytesSent = new LongAdder();
+    private final LongAdder sentByCaller = new LongAdder();
     private final LongAdder messagesReceived = new LongAdder();
     private final LongAdder bytesReceived = new LongAdder();
     private final LongAdder broadcastsSent = new LongAdder();
@@ -32,6 +33,11 @@ public final class TransportCounters {
     public long messagesSent() { return messagesSent.sum(); }
     /** Payload bytes of {@link #messagesSent()}. */
     public long bytesSent() { return bytesSent.sum(); }
+    /**
+     * Of the messages handed to the network, those the calling thread handed to the channel itself (its
+     * lane was idle and flow control had credits); the others went through a lane thread.
+     */
+    public long sentByCaller() { return sentByCaller.sum(); }
     /** Messages delivered to this node's receiver (one-way and requests). */
     public long messagesReceived() { return messagesReceived.sum(); }
     /** Payload bytes of {@link #messagesReceived()}. */
@@ -54,6 +60,7 @@ public final class TransportCounters {
     public long malformedFrames() { return malformedFrames.sum(); }
 
     void sent(int bytes) { messagesSent.increment(); bytesSent.add(bytes); }
+    void sentInline() { sentByCaller.increment(); }
     void received(int bytes) { messagesReceived.increment(); bytesReceived.add(bytes); }
     void broadcastSent() { broadcastsSent.increment(); }
     void replySent() { repliesSent.increment(); }
@@ -66,7 +73,8 @@ public final class TransportCounters {
 
     @Override
     public String toString() {
-        return "sent " + messagesSent() + " msgs/" + bytesSent() + " B, received " + messagesReceived() + " msgs/"
+        return "sent " + messagesSent() + " msgs/" + bytesSent() + " B (" + sentByCaller()
+                + " by the caller), received " + messagesReceived() + " msgs/"
                 + bytesReceived() + " B, broadcasts " + broadcastsSent() + ", replies sent " + repliesSent()
                 + "/received " + repliesReceived() + ", dropped " + sendsDropped() + ", timed out "
                 + requestsTimedOut() + ", failed " + requestsFailed() + ", receiver failures " + receiverFailures()
