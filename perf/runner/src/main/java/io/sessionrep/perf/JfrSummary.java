@@ -71,7 +71,7 @@ final class JfrSummary {
             "ReplicatedSessionManager.requestCompleted", "tomcat.SessionIds.", "ReplicatedSession$Snapshot.", "ChangeTracker.",
             "core.HandOver.", "RequestEndReplication.dispatch", "RequestEndReplication.buildDelta", "KryoSessionSerializer.serialize",
             "kryo.Kryo.reset", "KryoSessionSerializer.deserialize", "AsyncSender.enqueue", "AsyncSender.send", "WireCodec.encode",
-            "WireFormat.encode", "OutboundQueues", "JChannel.send", "InboundDispatcher.receive", "WireFormat.decode",
+            "WireFormat.message", "OutboundQueues", "JChannel.send", "InboundDispatcher.receive", "WireFormat.read",
             "WireCodec.decode", "IncomingMessages.onUpdate", "AttributeCodec.read", "BackupStore.apply", "SessionCopy.",
             "PrimaryEntry.", "LockSupport.unpark", "catalina.ha.", "catalina.tribes.", "StandardSession.", "java.io.ObjectOutputStream.",
             "java.io.ObjectInputStream.");

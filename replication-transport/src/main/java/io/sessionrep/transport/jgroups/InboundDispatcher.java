@@ -6,7 +6,6 @@ import io.sessionrep.transport.jgroups.WireFormat.Frame;
 import io.sessionrep.transport.jgroups.WireFormat.Kind;
 import io.sessionrep.transport.jgroups.WireFormat.MalformedFrameException;
 import org.jgroups.Address;
-import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
@@ -56,10 +55,7 @@ final class InboundDispatcher implements Receiver {
         Address source = message.getSrc();
         Frame frame;
         try {
-            if (!message.hasArray()) {
-                throw new MalformedFrameException("message without a byte[] payload");
-            }
-            frame = WireFormat.decode(message.getArray(), message.getOffset(), message.getLength());
+            frame = WireFormat.read(message);
         } catch (MalformedFrameException e) {
             counters.malformedFrame();
             LOG.log(System.Logger.Level.WARNING, "dropped a message from {0}: {1}", source, e.getMessage());
@@ -97,11 +93,11 @@ final class InboundDispatcher implements Receiver {
             reply = null;
             failure = "its receiver failed: " + e;
         }
-        byte[] out = failure == null
-                ? WireFormat.encode(Kind.REPLY, frame.correlationId(), reply)
-                : WireFormat.encodeFailure(frame.correlationId(), failure);
+        Message out = failure == null
+                ? WireFormat.message(source, Kind.REPLY, frame.correlationId(), reply)
+                : WireFormat.failure(source, frame.correlationId(), failure);
         try {
-            channel.send(new BytesMessage(source, out).setFlag(Message.Flag.OOB, Message.Flag.NO_FC));
+            channel.send(out.setFlag(Message.Flag.OOB, Message.Flag.NO_FC));
             if (failure == null) {
                 counters.replySent();
             }

@@ -10,7 +10,6 @@ import io.sessionrep.discovery.StartFailures;
 import io.sessionrep.transport.jgroups.OutboundQueues.Outgoing;
 import io.sessionrep.transport.jgroups.WireFormat.Kind;
 import org.jgroups.Address;
-import org.jgroups.BytesMessage;
 import org.jgroups.Event;
 import org.jgroups.JChannel;
 import org.jgroups.View;
@@ -159,7 +158,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             LOG.log(System.Logger.Level.DEBUG, "dropped a message to {0}: not a member", target);
             return;
         }
-        enqueue(address, target, WireFormat.encode(Kind.ONE_WAY, 0, message), message.length);
+        enqueue(target, WireFormat.message(address, Kind.ONE_WAY, 0, message));
     }
 
     @Override
@@ -182,8 +181,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             pending.fail(id, "request to " + target + " not sent: " + (running ? "it left the cluster" : "the transport is closed"));
             return registration.future();
         }
-        byte[] frame = WireFormat.encode(Kind.REQUEST, id, message);
-        String refused = outbound.offer(new Outgoing(new BytesMessage(address, frame), message.length,
+        String refused = outbound.offer(new Outgoing(WireFormat.message(address, Kind.REQUEST, id, message), message.length,
                 reason -> pending.fail(id, "request to " + target + " not sent: " + reason)));
         if (refused != null) {
             warnRefused(target, refused);
@@ -202,11 +200,10 @@ public final class JGroupsTransport implements ReplicationTransport {
         counters.broadcastSent();
         Membership view = membership;
         Address self = channel.getAddress();
-        byte[] frame = WireFormat.encode(Kind.ONE_WAY, 0, message);
         for (Member member : view.members()) {
             Address address = view.addressOf(member);
             if (!address.equals(self)) {
-                enqueue(address, member, frame, message.length);
+                enqueue(member, WireFormat.message(address, Kind.ONE_WAY, 0, message));
             }
         }
     }
@@ -248,8 +245,8 @@ public final class JGroupsTransport implements ReplicationTransport {
         return physical instanceof IpAddress ip ? new InetSocketAddress(ip.getIpAddress(), ip.getPort()) : null;
     }
 
-    private void enqueue(Address address, Member target, byte[] frame, int payloadBytes) {
-        String refused = outbound.offer(new Outgoing(new BytesMessage(address, frame), payloadBytes,
+    private void enqueue(Member target, org.jgroups.Message message) {
+        String refused = outbound.offer(new Outgoing(message, message.getLength(),
                 reason -> counters.sendDropped()));
         if (refused != null) {
             counters.sendDropped();

@@ -1,22 +1,39 @@
 package io.sessionrep.transport.jgroups;
 
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.Header;
+import org.jgroups.Message;
+import org.jgroups.conf.ClassConfigurator;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.Supplier;
 
 /**
- * The frame this transport puts around the core's bytes: a fixed header of {@value #HEADER_BYTES} bytes,
- * then the payload.
+ * How this transport frames the core's bytes: the payload of a JGroups message is the core's byte array
+ * itself, and a small JGroups header ({@link FrameHeader}) says what it is:
  * <pre>
- * byte 0     format version ({@value #VERSION})
- * byte 1     kind: 0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none)
- * bytes 2-9  correlation id, big-endian (0 for one-way messages)
- * bytes 10-  payload: the core's bytes; for a failure, the reason in UTF-8
+ * version    format version ({@value #VERSION})
+ * kind       0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none)
+ * id         correlation id (0 for one-way messages)
  * </pre>
+ * Neither side copies the payload to put a frame around it or to strip it: a sent array goes out as is, and
+ * a received message's array is handed to the core when it is exactly the payload (as JGroups reads it).
+ * With {@code cluster-key}, the sealing protocol seals the whole message, this header included.
  */
 final class WireFormat {
 
-    static final byte VERSION = 1;
-    static final int HEADER_BYTES = 10;
+    static final byte VERSION = 2;
+    /** The header's key in a message, and its magic id for JGroups' serialization (custom ids start at 1024). */
+    static final short HEADER_ID = 3712;
+
+    static {
+        ClassConfigurator.addIfAbsent(HEADER_ID, FrameHeader.class);
+    }
 
     enum Kind {
         ONE_WAY, REQUEST, REPLY, FAILURE;
@@ -24,7 +41,7 @@ final class WireFormat {
         private static final Kind[] BY_CODE = values();
     }
 
-    /** A decoded frame; {@code payload} is a copy the receiver may keep. */
+    /** A decoded frame; {@code payload} is the receiver's to keep (nobody else holds it). */
     record Frame(Kind kind, long correlationId, byte[] payload) {
         String payloadAsText() {
             return new String(payload, StandardCharsets.UTF_8);
@@ -41,39 +58,91 @@ final class WireFormat {
     private WireFormat() {
     }
 
-    static byte[] encode(Kind kind, long correlationId, byte[] payload) {
-        byte[] frame = new byte[HEADER_BYTES + payload.length];
-        frame[0] = VERSION;
-        frame[1] = (byte) kind.ordinal();
-        for (int i = 0; i < 8; i++) {
-            frame[2 + i] = (byte) (correlationId >>> (56 - 8 * i));
-        }
-        System.arraycopy(payload, 0, frame, HEADER_BYTES, payload.length);
-        return frame;
+    /** A message to {@code destination} carrying {@code payload} as is; the caller must not change the array. */
+    static Message message(Address destination, Kind kind, long correlationId, byte[] payload) {
+        return new BytesMessage(destination, payload).putHeader(HEADER_ID, new FrameHeader(VERSION, kind.ordinal(), correlationId));
     }
 
-    static byte[] encodeFailure(long correlationId, String reason) {
-        return encode(Kind.FAILURE, correlationId, reason.getBytes(StandardCharsets.UTF_8));
+    static Message failure(Address destination, long correlationId, String reason) {
+        return message(destination, Kind.FAILURE, correlationId, reason.getBytes(StandardCharsets.UTF_8));
     }
 
-    static Frame decode(byte[] buffer, int offset, int length) throws MalformedFrameException {
-        if (buffer == null || length < HEADER_BYTES) {
-            throw new MalformedFrameException("frame of " + length + " bytes is shorter than the "
-                    + HEADER_BYTES + "-byte header");
+    static Frame read(Message message) throws MalformedFrameException {
+        if (!(message.getHeader(HEADER_ID) instanceof FrameHeader header)) {
+            throw new MalformedFrameException("message without a sessionrep frame header (a node of an older release,"
+                    + " or not one of ours)");
         }
-        if (buffer[offset] != VERSION) {
-            throw new MalformedFrameException("frame version " + buffer[offset] + " is not supported; this node "
+        if (header.version != VERSION) {
+            throw new MalformedFrameException("frame version " + header.version + " is not supported; this node "
                     + "speaks version " + VERSION + " (mixed releases in one cluster?)");
         }
-        int code = buffer[offset + 1];
-        if (code < 0 || code >= Kind.BY_CODE.length) {
-            throw new MalformedFrameException("frame kind " + code + " is unknown");
+        if (header.kind < 0 || header.kind >= Kind.BY_CODE.length) {
+            throw new MalformedFrameException("frame kind " + header.kind + " is unknown");
         }
-        long id = 0;
-        for (int i = 0; i < 8; i++) {
-            id = (id << 8) | (buffer[offset + 2 + i] & 0xffL);
+        if (!message.hasArray()) {
+            throw new MalformedFrameException("message without a byte[] payload");
         }
-        byte[] payload = Arrays.copyOfRange(buffer, offset + HEADER_BYTES, offset + length);
-        return new Frame(Kind.BY_CODE[code], id, payload);
+        return new Frame(Kind.BY_CODE[header.kind], header.correlationId, payloadOf(message));
+    }
+
+    /** The message's array when it is exactly the payload (as received), otherwise a copy of the payload. */
+    private static byte[] payloadOf(Message message) {
+        byte[] array = message.getArray();
+        if (array == null) {
+            return new byte[0];
+        }
+        int offset = message.getOffset();
+        int length = message.getLength();
+        return offset == 0 && length == array.length ? array : Arrays.copyOfRange(array, offset, offset + length);
+    }
+
+    /** The frame's header; public with a public no-argument constructor because JGroups creates it when reading. */
+    public static final class FrameHeader extends Header {
+        private byte version;
+        private byte kind;
+        private long correlationId;
+
+        public FrameHeader() {
+        }
+
+        FrameHeader(byte version, int kind, long correlationId) {
+            this.version = version;
+            this.kind = (byte) kind;
+            this.correlationId = correlationId;
+        }
+
+        @Override
+        public short getMagicId() {
+            return HEADER_ID;
+        }
+
+        @Override
+        public Supplier<? extends Header> create() {
+            return FrameHeader::new;
+        }
+
+        @Override
+        public int serializedSize() {
+            return 2 + Long.BYTES;
+        }
+
+        @Override
+        public void writeTo(DataOutput out) throws IOException {
+            out.writeByte(version);
+            out.writeByte(kind);
+            out.writeLong(correlationId);
+        }
+
+        @Override
+        public void readFrom(DataInput in) throws IOException {
+            version = in.readByte();
+            kind = in.readByte();
+            correlationId = in.readLong();
+        }
+
+        @Override
+        public String toString() {
+            return "sessionrep frame v" + version + " kind " + kind + " id " + correlationId;
+        }
     }
 }
