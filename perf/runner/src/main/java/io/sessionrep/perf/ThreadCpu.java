@@ -68,7 +68,7 @@ final class ThreadCpu {
             return ROLES.get(1);
         }
         if (comm.startsWith("jgroups") || comm.startsWith("TQ-") || comm.startsWith("Connection") || comm.startsWith("TcpServer")
-                || comm.startsWith("Timer") || comm.contains("Bundler") || comm.startsWith("FD_SOCK") || comm.startsWith("NioConnection")) {
+                || comm.startsWith("Timer") || comm.toLowerCase(java.util.Locale.ROOT).contains("bundler") || comm.startsWith("FD_SOCK") || comm.startsWith("NioConnection")) {
             return ROLES.get(2);
         }
         if (comm.startsWith("Tribes") || comm.startsWith("GroupChannel") || comm.startsWith("NioReceiver")

@@ -34,6 +34,7 @@ class OptionsTest {
         assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("qtp12345-17"));
         assertEquals("sessionrep sender threads", ThreadCpu.role("sessionrep-send"));
         assertEquals("GC", ThreadCpu.role("GC Thread#0"));
+        assertEquals("JGroups", ThreadCpu.role("pd-bundler-7,se")); // JGroups 5.5 per-destination bundler, "other" before
     }
 
     @Test
