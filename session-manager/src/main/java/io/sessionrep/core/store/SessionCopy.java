@@ -1,7 +1,7 @@
 package io.sessionrep.core.store;
 
 import io.sessionrep.core.delta.SessionUpdate;
-import org.apache.commons.codec.digest.MurmurHash3;
+import net.openhft.hashing.LongTupleHashFunction;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -20,16 +20,18 @@ import java.util.Set;
  *       live session. A primary without a live session (promoted from a backup, granted by a hand-over)
  *       holds values until a request makes the session live.</li>
  * </ul>
- * Digests are 128-bit MurmurHash3 with a seed drawn at start (a value cannot be crafted to collide with
- * another one of the same attribute without knowing it). Not thread-safe: callers synchronize.
+ * Digests are 128-bit XXH3 (OpenHFT's zero-allocation-hashing) with a 64-bit seed drawn at start, plus the
+ * length: a change that goes unnoticed needs two different values of one attribute with equal digests, which
+ * by accident is out of reach (2^-128 per changed value). XXH3 is fast, not cryptographic: it is not claimed to
+ * resist someone who can craft attribute values to collide. Not thread-safe: callers synchronize.
  */
 public final class SessionCopy {
-    private static final int SEED = new SecureRandom().nextInt();
+    private static final LongTupleHashFunction HASH = LongTupleHashFunction.xx128(new SecureRandom().nextLong());
 
     /** What a primary keeps of one attribute value: its digest and its size. */
     private record ValueDigest(long high, long low, int length) {
         static ValueDigest of(byte[] bytes) {
-            long[] hash = MurmurHash3.hash128x64(bytes, 0, bytes.length, SEED);
+            long[] hash = HASH.hashBytes(bytes);
             return new ValueDigest(hash[0], hash[1], bytes.length);
         }
     }
