@@ -32,7 +32,7 @@ import java.util.Set;
  * --clients=N             scenario 9: clients sharing one session, client i on node i mod nodes (default 4)
  * --cc-nodes=N            scenario 9: nodes (default 2; 2 or 3)
  * --settle=SECONDS        before each scenario, wait at most this long for the 1-minute load average to fall
- *                         to 1.0 (default 150 full, 60 quick, 0 smoke)
+ *                         to 1.0 (default 300 full, 60 quick, 0 smoke; it stops waiting as soon as the load is below 1)
  * --baseline-jar=PATH     scenario 6: also ours async with this sessionrep-tomcat.jar (e.g. built from the commit
  *                         before a change), A/B against this build's: sticky throughput before and after
  * --charts-only           redraw the charts of an earlier run (--run=NAME) from its raw results files
@@ -157,7 +157,7 @@ final class Options {
         }
         if (o.settleSeconds < 0) {
             o.settleSeconds = switch (o.profile) {
-                case FULL -> 150;
+                case FULL -> 300; // a saturated 2-core run leaves a load of 8-16: ~2-3 min to fall below 1
                 case QUICK -> 60;
                 case SMOKE -> 0;
             };

@@ -108,6 +108,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             started = true;
             JChannel created;
             try {
+                WireFormat.registerHeader();
                 created = JGroupsStacks.channel(config);
             } catch (Exception e) {
                 closed = true;

@@ -35,6 +35,14 @@ final class WireFormat {
         ClassConfigurator.addIfAbsent(HEADER_ID, FrameHeader.class);
     }
 
+    /**
+     * Makes sure JGroups can read the header before the channel starts: the registration runs when this class
+     * is initialized, and a node that has not sent anything yet must still read what others send it.
+     */
+    static void registerHeader() {
+        // the static initializer above has run once this method is called
+    }
+
     enum Kind {
         ONE_WAY, REQUEST, REPLY, FAILURE;
 
