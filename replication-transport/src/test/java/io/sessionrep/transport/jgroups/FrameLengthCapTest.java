@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -23,11 +24,10 @@ class FrameLengthCapTest {
     @Test
     void aFrameOverTheCapIsRefusedAndTheNodeKeepsWorking() throws Exception {
         try (TestNodes nodes = new TestNodes()) {
-            int[] ports = TestNodes.freePorts(2);
             RecordingReceiver onB = new RecordingReceiver();
-            JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
-            JGroupsTransport b = nodes.start(nodes.staticNode("b", ports[1], ports[0]), onB);
-            await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+            List<JGroupsTransport> pair = nodes.startPair(new RecordingReceiver(), onB);
+            JGroupsTransport a = pair.get(0);
+            JGroupsTransport b = pair.get(1);
             WireTap sender = WireTap.on(a);
             WireTap receiver = WireTap.on(b);
             Address bAddress = WireTap.channel(b).getAddress();

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -32,11 +33,10 @@ class OutboundLanesTest {
     @Test
     void anIdleDestinationIsSentToByTheCallerInOrder() throws Exception {
         try (TestNodes nodes = new TestNodes()) {
-            int[] ports = TestNodes.freePorts(2);
             RecordingReceiver onB = new RecordingReceiver();
-            JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
-            JGroupsTransport b = nodes.start(nodes.staticNode("b", ports[1], ports[0]), onB);
-            await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+            List<JGroupsTransport> pair = nodes.startPair(new RecordingReceiver(), onB);
+            JGroupsTransport a = pair.get(0);
+            JGroupsTransport b = pair.get(1);
 
             for (int i = 0; i < 200; i++) {
                 a.send(b.localMember(), numbered(i, 64));
@@ -53,7 +53,6 @@ class OutboundLanesTest {
     @Test
     void aDestinationThatStopsTakingMessagesNeverBlocksTheCaller() throws Exception {
         try (TestNodes nodes = new TestNodes()) {
-            int[] ports = TestNodes.freePorts(2);
             CountDownLatch bResumes = new CountDownLatch(1);
             RecordingReceiver onB = new RecordingReceiver().answering((sender, message) -> {
                 try {
@@ -63,9 +62,9 @@ class OutboundLanesTest {
                 }
                 return message;
             });
-            JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
-            JGroupsTransport b = nodes.start(nodes.staticNode("b", ports[1], ports[0]), onB);
-            await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+            List<JGroupsTransport> pair = nodes.startPair(new RecordingReceiver(), onB);
+            JGroupsTransport a = pair.get(0);
+            JGroupsTransport b = pair.get(1);
 
             // 8 MiB: twice the unicast flow-control credits, which b, stuck, does not give back by delivering
             int count = 80;
