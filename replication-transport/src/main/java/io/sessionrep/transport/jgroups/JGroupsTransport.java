@@ -12,6 +12,7 @@ import io.sessionrep.transport.jgroups.WireFormat.Kind;
 import org.jgroups.Address;
 import org.jgroups.Event;
 import org.jgroups.JChannel;
+import org.jgroups.Message;
 import org.jgroups.View;
 import org.jgroups.stack.IpAddress;
 
@@ -246,7 +247,7 @@ public final class JGroupsTransport implements ReplicationTransport {
         return physical instanceof IpAddress ip ? new InetSocketAddress(ip.getIpAddress(), ip.getPort()) : null;
     }
 
-    private void enqueue(Member target, org.jgroups.Message message) {
+    private void enqueue(Member target, Message message) {
         String refused = outbound.offer(new Outgoing(message, message.getLength(),
                 reason -> counters.sendDropped()));
         if (refused != null) {

@@ -36,11 +36,16 @@ final class WireFormat {
     }
 
     /**
-     * Makes sure JGroups can read the header before the channel starts: the registration runs when this class
-     * is initialized, and a node that has not sent anything yet must still read what others send it.
+     * Called before a channel starts: initializing this class registers the header (above), and a node that has
+     * not sent anything yet must still read what others send it. Fails if another header class already holds
+     * {@link #HEADER_ID} in this JGroups (then {@code addIfAbsent} registered nothing and no frame could be read).
      */
     static void registerHeader() {
-        // the static initializer above has run once this method is called
+        if (ClassConfigurator.getMagicNumber(FrameHeader.class) != HEADER_ID) {
+            throw new IllegalStateException("JGroups magic id " + HEADER_ID + " is already taken by another header class"
+                    + " (another copy of sessionrep, or another library, sharing this JGroups): the sessionrep frame"
+                    + " header cannot be registered");
+        }
     }
 
     enum Kind {
@@ -95,10 +100,7 @@ final class WireFormat {
 
     /** The message's array when it is exactly the payload (as received), otherwise a copy of the payload. */
     private static byte[] payloadOf(Message message) {
-        byte[] array = message.getArray();
-        if (array == null) {
-            return new byte[0];
-        }
+        byte[] array = message.getArray(); // not null: read() checked hasArray()
         int offset = message.getOffset();
         int length = message.getLength();
         return offset == 0 && length == array.length ? array : Arrays.copyOfRange(array, offset, offset + length);

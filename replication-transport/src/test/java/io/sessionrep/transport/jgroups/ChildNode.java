@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A node in its own JVM, for tests that kill a process: {@code ChildNode name cluster port peerPort}.
+ * A node in its own JVM, for tests that kill a process: {@code ChildNode name cluster port peerPort [echo]}.
  * Its receiver never answers requests (it parks the delivering thread), so a request to it stays pending
- * until the node is gone. It runs until killed.
+ * until the node is gone; with {@code echo} it answers each request with its own bytes and sends nothing
+ * else. It runs until killed.
  */
 public final class ChildNode {
 
@@ -24,7 +25,8 @@ public final class ChildNode {
                 .peers(List.of(new HostPort(TestNodes.LOOPBACK, Integer.parseInt(args[3])))).build();
         CountDownLatch never = new CountDownLatch(1);
         JGroupsTransport transport = new JGroupsTransport(config);
-        transport.start(new RecordingReceiver().answering((sender, message) -> {
+        boolean echo = args.length > 4 && args[4].equals("echo");
+        transport.start(echo ? new RecordingReceiver() : new RecordingReceiver().answering((sender, message) -> {
             try {
                 never.await();
             } catch (InterruptedException e) {

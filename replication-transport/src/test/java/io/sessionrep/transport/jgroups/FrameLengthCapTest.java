@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -25,9 +24,9 @@ class FrameLengthCapTest {
     void aFrameOverTheCapIsRefusedAndTheNodeKeepsWorking() throws Exception {
         try (TestNodes nodes = new TestNodes()) {
             RecordingReceiver onB = new RecordingReceiver();
-            List<JGroupsTransport> pair = nodes.startPair(new RecordingReceiver(), onB);
-            JGroupsTransport a = pair.get(0);
-            JGroupsTransport b = pair.get(1);
+            TestNodes.Pair pair = nodes.startPair(new RecordingReceiver(), onB);
+            JGroupsTransport a = pair.a();
+            JGroupsTransport b = pair.b();
             WireTap sender = WireTap.on(a);
             WireTap receiver = WireTap.on(b);
             Address bAddress = WireTap.channel(b).getAddress();

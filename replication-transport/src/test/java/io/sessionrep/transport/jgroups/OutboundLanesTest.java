@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -16,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * How the transport hands messages to the channel, over two real channels: an idle destination gets its
  * messages from the caller's own thread (no thread woken per message), a destination that stops taking
- * messages (flow-control credits used up) gets them through its lane, so the caller never waits for it;
- * in both cases every message arrives, in the order it was sent.
+ * messages (flow-control credits used up) gets them through its lane; in both cases every message
+ * arrives, in the order it was sent.
  */
 @Timeout(120)
 class OutboundLanesTest {
@@ -34,9 +33,9 @@ class OutboundLanesTest {
     void anIdleDestinationIsSentToByTheCallerInOrder() throws Exception {
         try (TestNodes nodes = new TestNodes()) {
             RecordingReceiver onB = new RecordingReceiver();
-            List<JGroupsTransport> pair = nodes.startPair(new RecordingReceiver(), onB);
-            JGroupsTransport a = pair.get(0);
-            JGroupsTransport b = pair.get(1);
+            TestNodes.Pair pair = nodes.startPair(new RecordingReceiver(), onB);
+            JGroupsTransport a = pair.a();
+            JGroupsTransport b = pair.b();
 
             for (int i = 0; i < 200; i++) {
                 a.send(b.localMember(), numbered(i, 64));
@@ -51,7 +50,7 @@ class OutboundLanesTest {
     }
 
     @Test
-    void aDestinationThatStopsTakingMessagesNeverBlocksTheCaller() throws Exception {
+    void aDestinationThatStopsTakingMessagesGetsThemThroughItsLaneInOrder() throws Exception {
         try (TestNodes nodes = new TestNodes()) {
             CountDownLatch bResumes = new CountDownLatch(1);
             RecordingReceiver onB = new RecordingReceiver().answering((sender, message) -> {
@@ -62,17 +61,15 @@ class OutboundLanesTest {
                 }
                 return message;
             });
-            List<JGroupsTransport> pair = nodes.startPair(new RecordingReceiver(), onB);
-            JGroupsTransport a = pair.get(0);
-            JGroupsTransport b = pair.get(1);
+            TestNodes.Pair pair = nodes.startPair(new RecordingReceiver(), onB);
+            JGroupsTransport a = pair.a();
+            JGroupsTransport b = pair.b();
 
             // 8 MiB: twice the unicast flow-control credits, which b, stuck, does not give back by delivering
             int count = 80;
-            long started = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 a.send(b.localMember(), numbered(i, 100 * 1024));
             }
-            long callerMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             long byCaller = a.counters().sentByCaller();
             bResumes.countDown();
 
@@ -81,9 +78,6 @@ class OutboundLanesTest {
                 assertEquals(i, numberOf(onB.messages.get(i).message()), "message " + i + " in order");
             }
             assertTrue(byCaller < count, "once credits ran out, messages went through the lane: " + a.counters());
-            // a hang guard, not a speed figure (JGroups answers credit requests even while b is stuck, so a
-            // caller that sent itself would wait in short steps, not forever)
-            assertTrue(callerMillis < 5_000, "the caller never waited for the stuck destination (" + callerMillis + " ms)");
         }
     }
 }

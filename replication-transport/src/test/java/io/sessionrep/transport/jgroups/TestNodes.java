@@ -34,14 +34,17 @@ final class TestNodes implements AutoCloseable {
         return transport;
     }
 
+    record Pair(JGroupsTransport a, JGroupsTransport b) {
+    }
+
     /** Two static nodes "a" and "b" on free ports that list each other, started and seeing each other. */
-    List<JGroupsTransport> startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
+    Pair startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
         int[] ports = freePorts(2);
         JGroupsTransport a = start(staticNode("a", ports[0], ports[1]), onA);
         JGroupsTransport b = start(staticNode("b", ports[1], ports[0]), onB);
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> a.members().size() == 2 && b.members().size() == 2);
-        return List.of(a, b);
+        return new Pair(a, b);
     }
 
     JGroupsTransport track(JGroupsTransport transport) {

@@ -48,10 +48,15 @@ class WireFormatTest {
         assertSame(whole.getArray(), WireFormat.read(whole).payload());
 
         Message slice = new BytesMessage(null, new byte[]{9, 5, 6, 7, 9}, 1, 3)
-                .putHeader(WireFormat.HEADER_ID, WireFormat.message(null, Kind.ONE_WAY, 0, new byte[0]).getHeader(WireFormat.HEADER_ID));
+                .putHeader(WireFormat.HEADER_ID, new WireFormat.FrameHeader(WireFormat.VERSION, Kind.ONE_WAY.ordinal(), 0));
         byte[] payload = WireFormat.read(slice).payload();
         assertArrayEquals(new byte[]{5, 6, 7}, payload);
         assertNotSame(slice.getArray(), payload);
+    }
+
+    @Test
+    void theHeaderClassHoldsItsMagicId() {
+        WireFormat.registerHeader(); // throws if the magic id were taken by another header class
     }
 
     @Test
