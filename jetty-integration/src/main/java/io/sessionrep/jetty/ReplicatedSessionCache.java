@@ -40,6 +40,10 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     private final SessionEvents events = new SessionEvents() {
         @Override
         public void ownershipLost(String sessionId) {
+            if (getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()
+                    && store.replicator().owns(sessionId)) {
+                return; // taken back by a request here meanwhile: the copy under this id is the new one
+            }
             evictLater(sessionId, "taken over by another node");
         }
 

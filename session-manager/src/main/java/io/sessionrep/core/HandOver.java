@@ -169,12 +169,14 @@ final class HandOver {
         List<String> holders = new ArrayList<>(entry.syncedBackups);
         holders.remove(promised.requester().name());
         holders.add(node.self.name());
+        // In this order: a request entering meanwhile must read MOVED whatever it finds (the entry marked
+        // removed, or no entry but lostOwnership), never an empty slot that looks like a new session.
         entry.removed = true;
-        node.primaries.remove(id, entry);
         node.lostOwnership.add(id);
         // Our last state stays here as a backup for the new owner: if it dies before its backups hold the
         // state, this copy is promoted. Queued async updates to our backups still go out (not discarded).
         node.backups.hold(SessionCopy.of(state), promised.requester());
+        node.primaries.remove(id, entry);
         node.metrics.handOversGranted.increment();
         LOG.log(System.Logger.Level.DEBUG, () -> "handing session " + LogIds.shortForm(id) + " over to "
                 + promised.requester().name() + " at version " + state.toVersion() + "; holders " + holders);

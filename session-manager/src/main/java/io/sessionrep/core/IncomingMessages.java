@@ -274,8 +274,7 @@ final class IncomingMessages implements MessageReceiver {
     }
 
     private void loseOwnership(String id) {
-        if (node.dropPrimary(id)) {
-            node.lostOwnership.add(id);
+        if (node.yieldPrimary(id)) {
             LOG.log(System.Logger.Level.DEBUG, "session " + LogIds.shortForm(id) + " is now owned by another node");
             node.events.ownershipLost(id);
         }

@@ -242,8 +242,7 @@ final class MergeReconciler {
             }
         }
         if (winner != null) {
-            if (node.dropPrimary(id)) {
-                node.lostOwnership.add(id);
+            if (node.yieldPrimary(id)) {
                 node.metrics.mergeDropped.increment();
                 node.events.ownershipLost(id);
                 LOG.log(System.Logger.Level.DEBUG, "after a merge, session " + LogIds.shortForm(id) + " stays with " + winner.member()

@@ -155,17 +155,36 @@ final class NodeState {
         return primaries.get(sessionId);
     }
 
-    /** Removes the primary entry (invalidated, or taken over elsewhere); true if there was one. */
+    /**
+     * Removes the primary entry (invalidated, or taken over elsewhere); true if there was one. The entry is
+     * marked removed before it leaves the map: a request entering meanwhile finds it and reads
+     * {@link SessionAccess#MOVED}, never an empty slot that looks like a session not replicated yet.
+     */
     boolean dropPrimary(String sessionId) {
-        PrimaryEntry entry = primaries.remove(sessionId);
+        PrimaryEntry entry = primaries.get(sessionId);
         if (entry == null) {
             return false;
         }
         synchronized (entry) {
             entry.removed = true;
         }
+        boolean dropped = primaries.remove(sessionId, entry);
         sender.discard(sessionId);
-        return true;
+        return dropped;
+    }
+
+    /**
+     * Another node owns the session now: remembered in {@link #lostOwnership} first, then the entry is
+     * dropped, so that at no moment does this node look like it never replicated the session (a request
+     * entering then would be let in uncounted, and its end would start a second owner here). True if this
+     * node was its primary.
+     */
+    boolean yieldPrimary(String sessionId) {
+        if (primaries.get(sessionId) == null) {
+            return false;
+        }
+        lostOwnership.add(sessionId);
+        return dropPrimary(sessionId);
     }
 
     /**

@@ -104,13 +104,16 @@ public class ReplicatedSession extends StandardSession {
      * Tomcat ends every access, for the request's own session after the valve replicated it (nothing left to
      * do then). An access that no valve of this manager saw ends here and replicates now: a cross-context
      * dispatch into this context (the dispatch does not pass through this context's pipeline), or Tomcat's
-     * {@code Session.Accessor} (WebSocket).
+     * {@code Session.Accessor} (WebSocket). The count is per session, so with concurrent requests this may
+     * also be a request that the valve replicated already (another request's valve took its access): it
+     * then replicates what is left, entered like a request (see
+     * {@link ReplicatedSessionManager#unvalvedAccessEnded}).
      */
     @Override
     public void endAccess() {
         super.endAccess();
         if (unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0 && isValidInternal() && !disowned) {
-            replicatedManager().requestEnd(this);
+            replicatedManager().unvalvedAccessEnded(this);
         }
     }
 
@@ -174,6 +177,11 @@ public class ReplicatedSession extends StandardSession {
         }
         isNew = false;
         isValid = true;
+        // The facade before the session is published (setId puts it into the manager's map): Tomcat makes
+        // it lazily, unsynchronized, so requests here that found the new copy at once could each get their
+        // own, and an application that synchronizes on its HttpSession (a common idiom) would not exclude
+        // them from each other. Found by the perf runner's scenario 9 (lost version increments).
+        getSession();
         setId(localId, false);
         activate();
     }

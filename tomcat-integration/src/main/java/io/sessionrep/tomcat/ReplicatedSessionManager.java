@@ -12,7 +12,9 @@ import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 import org.apache.catalina.Context;
+import org.apache.catalina.Lifecycle;
 import org.apache.catalina.LifecycleException;
+import org.apache.catalina.LifecycleListener;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Session;
 import org.apache.catalina.connector.Request;
@@ -41,8 +43,9 @@ import java.util.function.Function;
  * <p>It is Tomcat's {@link ManagerBase} (id generation, expiry, statistics, JMX) with these adaptations:
  * <ul>
  *   <li>Sessions are {@link ReplicatedSession}s, which report changes to their tracker.</li>
- *   <li>At start it joins the cluster (a {@link SessionReplicator} on JGroups) and adds a
- *       {@link ReplicationValve} to the context's pipeline: the valve replicates at the end of each request
+ *   <li>At start it joins the cluster (a {@link SessionReplicator} on JGroups). When the context starts, before
+ *       Tomcat adds the context's own valves (the authenticator), it puts a
+ *       {@link ReplicationValve} into the context's pipeline: the valve replicates at the end of each request
  *       and rewrites the route of a session taken over from another node. It is removed at stop.</li>
  *   <li>{@link #findSession}: an id not held live here is taken over from the cluster
  *       ({@link SessionReplicator#takeOver}); this node becomes its primary and holds it under its own route
@@ -75,6 +78,19 @@ public class ReplicatedSessionManager extends ManagerBase {
             evict(sessionId, true);
         }
     };
+    /**
+     * Puts the valve into the context's pipeline when the context starts, before Tomcat configures the
+     * context's own valves: so it runs before the authenticator, which looks the request's session up
+     * ({@code getSessionInternal(false)}). Behind it, that lookup would bring a session held on another
+     * node here without counting the request, and the session could leave again before the valve entered it.
+     */
+    private final LifecycleListener valveInstaller = event -> {
+        if (Lifecycle.BEFORE_START_EVENT.equals(event.getType())) {
+            installValve();
+        }
+    };
+    /** The request-end hook in the context's pipeline; null while not installed. */
+    private volatile ReplicationValve valve;
     /** Null: the registered transport (JGroups). */
     private Function<ReplicationConfig, ReplicationTransport> transports;
     private MeterRegistry meters;
@@ -205,14 +221,48 @@ public class ReplicatedSessionManager extends ManagerBase {
             ClassLoader appClassLoader = context.getLoader() != null ? context.getLoader().getClassLoader()
                     : Thread.currentThread().getContextClassLoader();
             starting.start(context.getPath(), meters, appClassLoader, events);
-            ReplicationValve valve = new ReplicationValve(this);
-            context.getPipeline().addValve(valve);
-            starting.onStop("replication valve", () -> context.getPipeline().removeValve(valve));
+            if (valve == null) {
+                // the manager was set on a context that had begun starting: the valve comes after the
+                // context's own valves (an authenticator then brings sessions here before the valve counts
+                // the request: correct, but a session may move twice)
+                installValve();
+            }
+            starting.onStop("replication valve", this::removeValve);
         } catch (RuntimeException | LifecycleException e) {
             release();
             throw e instanceof LifecycleException le ? le : new LifecycleException(notStarted(e.getMessage()), e);
         }
         setState(LifecycleState.STARTING);
+    }
+
+    @Override
+    public void setContext(Context context) {
+        Context previous = getContext();
+        if (previous != null) {
+            previous.removeLifecycleListener(valveInstaller);
+        }
+        super.setContext(context);
+        if (context != null) {
+            context.addLifecycleListener(valveInstaller);
+        }
+    }
+
+    private synchronized void installValve() {
+        Context context = getContext();
+        if (valve == null && context != null) {
+            ReplicationValve installed = new ReplicationValve(this);
+            context.getPipeline().addValve(installed);
+            valve = installed;
+        }
+    }
+
+    private synchronized void removeValve() {
+        ReplicationValve installed = valve;
+        Context context = getContext();
+        valve = null;
+        if (installed != null && context != null) {
+            context.getPipeline().removeValve(installed);
+        }
     }
 
     private String notStarted(String why) {
@@ -336,21 +386,34 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
     }
 
-    /** Another node took the session over or invalidated it: drop the live copy here, silently. */
+    /**
+     * Another node took the session over or invalidated it: drop the live copy here, silently. Not when
+     * this node owns the session again by now (a request here took it back in the meantime): the copy
+     * under the id is then the new live one, which requests here use.
+     */
     private void evict(String clusterId, boolean invalidated) {
         ReplicationConfig running = config;
         if (running == null) {
             return;
         }
+        SessionReplicator engine = running();
+        if (!invalidated && engine != null && engine.owns(clusterId)) {
+            return;
+        }
         Session session = sessions.get(ReplicationNode.withRoute(clusterId, running.nodeName()));
         if (session instanceof ReplicatedSession replicated) {
-            replicated.evict(invalidated);
-            sessions.remove(replicated.getIdInternal(), replicated);
+            drop(replicated, invalidated);
             if (log.isDebugEnabled()) {
                 log.debug("Session " + LogIds.shortForm(clusterId) + (invalidated ? " invalidated on another node" : " taken over by"
                         + " another node") + ": live copy dropped");
             }
         }
+    }
+
+    /** Drops this live copy (and only this one: another request may have put a newer one under the id). */
+    private void drop(ReplicatedSession copy, boolean invalidated) {
+        copy.evict(invalidated);
+        sessions.remove(copy.getIdInternal(), copy);
     }
 
     // ------------------------------------------------------------------ called by the valve
@@ -413,8 +476,10 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (access == SessionAccess.OWNED) {
             return live;
         }
-        if (access == SessionAccess.MOVED) {
-            evict(clusterId, false); // another node owns it now: drop the stale copy, then acquire it
+        if (access == SessionAccess.MOVED && live instanceof ReplicatedSession stale) {
+            // another node owns it now: drop this stale copy, then acquire the session. Only this copy: by
+            // the time this runs another request here may have brought the session back as a new one
+            drop(stale, false);
         }
         // PROMISED: other requests here still use the live copy; the hand-over drops it once they ended
         return null;
@@ -440,6 +505,31 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
                 && replicated.consumeAccess()) {
             requestEnd(replicated);
+        }
+    }
+
+    /**
+     * An access that no valve of this manager saw ended (a cross-context dispatch, Tomcat's
+     * {@code Session.Accessor}): replicated like a request that entered the session, between enter and
+     * exit, so that no hand-over can take the session away halfway. Nothing is replicated when the session
+     * is moving (requests here that still use it replicate the changes when they end) or has moved.
+     */
+    void unvalvedAccessEnded(ReplicatedSession session) {
+        SessionReplicator engine = running();
+        String id = session.getIdInternal();
+        if (engine == null || id == null) {
+            return;
+        }
+        String clusterId = ReplicationNode.clusterId(id);
+        if (engine.enter(clusterId) != SessionAccess.OWNED) {
+            return;
+        }
+        try {
+            if (!session.isDisowned()) {
+                requestEnd(session);
+            }
+        } finally {
+            engine.exit(clusterId);
         }
     }
 

@@ -13,8 +13,9 @@ import org.apache.juli.logging.LogFactory;
 import java.io.IOException;
 
 /**
- * The request-end hook of {@link ReplicatedSessionManager}, which adds it to its context's pipeline at
- * start (users never configure it). A context's pipeline runs once per request: forwards, includes and
+ * The request-end hook of {@link ReplicatedSessionManager}, which adds it to its context's pipeline when
+ * the context starts, ahead of the authenticator (users never configure it). A context's pipeline runs once
+ * per request: forwards, includes and
  * error pages are dispatched inside it, so they are part of the request that contains them. It runs again
  * for each {@code AsyncContext.dispatch()}, which this valve tells apart:
  * <ul>

@@ -10,6 +10,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
@@ -255,6 +256,12 @@ final class ClientLoad {
                 extra += Math.max(0, version - successes);
                 if (version < successes) {
                     withLoss++;
+                    if (withLoss <= 20) { // which sessions, so that the nodes' logs can be searched (short form)
+                        String id = verify.reply().session();
+                        System.out.printf(Locale.ROOT, "[S9] session %s: final version %d, %d process answered 200%n",
+                                id == null ? "?" : io.sessionrep.core.LogIds.shortForm(io.sessionrep.core.ReplicationNode.clusterId(id)),
+                                version, successes);
+                    }
                 }
                 timed(() -> owner.destroy(nodes.get(0)), requests, nanos);
             }

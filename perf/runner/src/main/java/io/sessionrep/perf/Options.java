@@ -26,7 +26,8 @@ import java.util.Set;
  * --jfr                   record every node with JFR and summarize where its CPU time and allocations go
  *                         (per node: thread roles, top frames self/total, top allocation sites, bytes per request)
  * --jfr=profile           the same with JFR's "profile" settings (CPU samples every 10 ms, more allocation samples)
- * --configs=ID,...        scenario 6: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis)
+ * --configs=ID,...        scenarios 6 and 9: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis;
+ *                         in scenario 9 tc-off is the one-Tomcat reference)
  * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
  * --rr-nodes=N            scenario 8: nodes of the round robin (default 2; 2 or 3)
  * --clients=N             scenario 9: clients sharing one session, client i on node i mod nodes (default 4)

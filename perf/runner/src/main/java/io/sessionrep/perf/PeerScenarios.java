@@ -122,17 +122,25 @@ final class PeerScenarios {
 
     // ------------------------------------------------------------------ 9: concurrent clients
 
+    /** --configs names the configurations to run (all when empty). */
+    private boolean selected(TomcatSetup setup) {
+        return options.configs.isEmpty() || options.configs.contains(setup.id());
+    }
+
     void concurrentClients(Measurements m, Path dir, Consumer<Target> track) throws Exception {
-        List<TomcatSetup> setups = catalog.withoutUnavailable(List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC, TomcatSetup.BACKUP));
+        List<TomcatSetup> setups = catalog.withoutUnavailable(List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC, TomcatSetup.BACKUP))
+                .stream().filter(this::selected).toList();
         Map<TomcatSetup, TomcatCluster> clusters = startAll(setups, options.ccNodes, dir, track);
-        // the reference: one Tomcat serializes the requests of a session itself
-        System.out.println("-- starting " + TomcatSetup.OFF.id() + " (1 node): the single-container reference");
-        TomcatCluster single = catalog.startTomcat(TomcatSetup.OFF, 1, dir.resolve("logs").resolve(TomcatSetup.OFF.id()));
-        track.accept(single);
         Map<String, TomcatCluster> all = new LinkedHashMap<>();
         Map<String, String> labels = new LinkedHashMap<>();
-        all.put(TomcatSetup.OFF.id(), single);
-        labels.put(TomcatSetup.OFF.id(), "one Tomcat (StandardManager), every client on it");
+        if (selected(TomcatSetup.OFF)) {
+            // the reference: one Tomcat serializes the requests of a session itself
+            System.out.println("-- starting " + TomcatSetup.OFF.id() + " (1 node): the single-container reference");
+            TomcatCluster single = catalog.startTomcat(TomcatSetup.OFF, 1, dir.resolve("logs").resolve(TomcatSetup.OFF.id()));
+            track.accept(single);
+            all.put(TomcatSetup.OFF.id(), single);
+            labels.put(TomcatSetup.OFF.id(), "one Tomcat (StandardManager), every client on it");
+        }
         clusters.forEach((s, c) -> {
             all.put(s.id(), c);
             labels.put(s.id(), s.label());

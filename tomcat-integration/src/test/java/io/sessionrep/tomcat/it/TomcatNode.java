@@ -8,8 +8,10 @@ import io.sessionrep.testsupport.SessionServlet;
 import io.sessionrep.tomcat.ReplicatedSessionManager;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import org.apache.catalina.Context;
+import org.apache.catalina.Lifecycle;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Wrapper;
+import org.apache.catalina.authenticator.NonLoginAuthenticator;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.IntrospectionUtils;
@@ -60,6 +62,13 @@ final class TomcatNode extends EmbeddedNode {
 
         context = tomcat.addContext("", Files.createDirectories(base.resolve("root")).toString());
         context.setCrossContext(true);
+        // as a deployed application gets from Tomcat's ContextConfig when the context starts: an
+        // authenticator, which looks up the request's session before the application runs
+        context.addLifecycleListener(event -> {
+            if (Lifecycle.CONFIGURE_START_EVENT.equals(event.getType())) {
+                context.getPipeline().addValve(new NonLoginAuthenticator());
+            }
+        });
         configure(manager, attributes, viaJvmRoute ? null : name, decorate);
         context.setManager(manager);
         SessionServlet servlet = new SessionServlet(name);

@@ -5,6 +5,8 @@ import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.testsupport.ContainerReplicationContract;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -48,6 +50,28 @@ class TomcatReplicationTest extends ContainerReplicationContract<TomcatNode> {
         super.renewedSessionIdReplicatesUnderTheNewIdAndRetiresTheOldOne();
         assertEquals(0, cluster.node(0).sessionEvents.count("destroyed"),
                 "a renewal is not a destruction (nor is the orderly stop that followed)");
+    }
+
+    /**
+     * The replication valve runs before the authenticator Tomcat puts into every deployed application,
+     * which looks the request's session up: behind it, that lookup would bring a session held on another
+     * node here without counting the request, so the session could be handed away again before the valve
+     * entered it (and the request would change a copy that is dropped). Then a request on another node
+     * moves the session once.
+     */
+    @Test
+    void theValveRunsBeforeTheAuthenticatorAndARequestMovesTheSessionOnce() throws Exception {
+        cluster = startCluster("valve-order", 2, SYNC);
+        List<String> valves = Arrays.stream(cluster.node(1).context().getPipeline().getValves())
+                .map(v -> v.getClass().getSimpleName()).toList();
+        assertTrue(valves.indexOf("ReplicationValve") >= 0 && valves.indexOf("NonLoginAuthenticator") >= 0
+                && valves.indexOf("ReplicationValve") < valves.indexOf("NonLoginAuthenticator"), "pipeline: " + valves);
+
+        assertEquals("ok", user.get(cluster.node(0), "op=set&name=color&value=blue").body());
+        assertEquals("ok", user.get(cluster.node(1), "op=set&name=color&value=red").body());
+        assertEquals(1.0, cluster.node(1).count(ReplicationMetrics.HANDOVERS, "direction", "acquired"),
+                "brought to node-b once");
+        assertEquals("red", user.get(cluster.node(0), "op=get&name=color").body());
     }
 
     /** Measured in attribute bytes only (VALUE_BYTES_SENT), so the bounds are tight. */
