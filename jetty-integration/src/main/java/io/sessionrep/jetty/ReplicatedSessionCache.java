@@ -54,6 +54,8 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     };
 
     private final java.util.concurrent.ConcurrentMap<String, ManagedSession> live;
+    /** Set while this thread is in {@link #getAndEnter}, which Jetty may call again from within. */
+    private static final ThreadLocal<Boolean> IN_GET_AND_ENTER = new ThreadLocal<>();
 
     public ReplicatedSessionCache(SessionManager manager) {
         this(manager, new java.util.concurrent.ConcurrentHashMap<>());
@@ -128,16 +130,34 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     }
 
     /**
-     * A request enters a session. Resident and owned here: the core counts the request (no network). Owned by
-     * another node now: the stale live copy is evicted (after this node's running requests on it finished),
-     * and Jetty loads the session, which brings it here with its newest state
-     * ({@link ReplicatedSessionDataStore#doLoad}, counted there). The matching exit is in {@link #release}.
+     * A request enters a session. A resident copy that another node owns now (or is about to) is evicted
+     * first (after this node's running requests on it finished), so that Jetty loads the session, which
+     * brings it here with its newest state ({@link ReplicatedSessionDataStore#doLoad}, counted there). A
+     * session Jetty returns without loading it on this thread is entered in the core once Jetty has it: a
+     * request is never counted as using the session while it waits in Jetty's session map, where another
+     * request of this node may be loading the session, which would wait for this node's own hand-over to
+     * finish (and that for this request): the two nodes stalled each other until ownership-timeout. The
+     * matching exit is in {@link #release}.
      */
     @Override
     protected ManagedSession getAndEnter(String id, boolean enter) throws Exception {
-        if (!(getSessionDataStore() instanceof ReplicatedSessionDataStore store) || !store.isRunningReplicator()) {
+        if (!(getSessionDataStore() instanceof ReplicatedSessionDataStore store) || !store.isRunningReplicator()
+                || IN_GET_AND_ENTER.get() != null) {
+            // Jetty calls this again from within itself for a session that stopped being resident meanwhile:
+            // the outermost call does the counting, once (else a load here and an enter there count twice)
             return super.getAndEnter(id, enter);
         }
+        IN_GET_AND_ENTER.set(Boolean.TRUE);
+        try {
+            return getAndEnterCounted(id, enter, store);
+        } finally {
+            IN_GET_AND_ENTER.remove();
+        }
+    }
+
+    private ManagedSession getAndEnterCounted(String id, boolean enter, ReplicatedSessionDataStore store) throws Exception {
+        ReplicatedSessionDataStore.loadedOnThisThread(); // forget flags an earlier failed call may have left
+        ReplicatedSessionDataStore.missedOnThisThread();
         if (!enter) {
             ManagedSession found = super.getAndEnter(id, false);
             if (ReplicatedSessionDataStore.loadedOnThisThread()) {
@@ -147,24 +167,32 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         }
         long deadline = System.nanoTime() + 2 * store.getConfig().ownershipTimeout().toNanos();
         while (true) {
-            boolean entered = enterResident(id, store);
+            evictStaleResident(id, store);
             ManagedSession session;
             try {
                 session = super.getAndEnter(id, true);
-            } catch (RuntimeException | Error e) {
-                if (entered) {
-                    store.replicator().exit(id);
+            } catch (Exception | Error e) {
+                if (ReplicatedSessionDataStore.loadedOnThisThread()) {
+                    store.replicator().exit(id); // brought here, but Jetty failed after: not in use
                 }
                 throw e;
             }
-            boolean loaded = ReplicatedSessionDataStore.loadedOnThisThread();
-            if (entered && (loaded || session == null)) {
-                store.replicator().exit(id); // the resident copy went meanwhile; the load counted the request
+            boolean loaded = ReplicatedSessionDataStore.loadedOnThisThread(); // then the load counted the request
+            boolean missed = ReplicatedSessionDataStore.missedOnThisThread();
+            if (session == null) {
+                if (loaded) {
+                    store.replicator().exit(id); // brought here, but Jetty does not hand it to the request
+                }
+                if (missed || loaded || !tryAgain(deadline)) {
+                    return null; // no node knows it (or it was invalidated)
+                }
+                // Jetty found the resident copy just as it was evicted (it moved): load it from its owner
+                continue;
             }
-            if (session != null && !entered && !loaded
+            if (!loaded
                     && store.replicator().enter(id) != io.sessionrep.core.SessionAccess.OWNED) {
-                // another request here brought it, and it is already promised to another node: this request
-                // waits for it to come back, on a fresh copy
+                // it moved, or is promised to another node: this request waits for it to come back, on a fresh
+                // copy (Jetty's own release: this request was not entered in the core)
                 super.release(session);
                 if (System.nanoTime() > deadline) {
                     throw new HandOverTimeout(new io.sessionrep.core.OwnershipTimeoutException("session "
@@ -179,26 +207,39 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         }
     }
 
-    private boolean enterResident(String id, ReplicatedSessionDataStore store) {
+    /** False once the deadline passed; else waits a moment before the next attempt. */
+    private static boolean tryAgain(long deadline) {
+        if (System.nanoTime() > deadline) {
+            return false;
+        }
+        Thread.onSpinWait();
+        return true;
+    }
+
+    /**
+     * While the resident copy is one that another node owns or is about to own, evicts it once no request
+     * here uses it (waiting at most ownership-timeout), so that Jetty loads the session. Counts nothing.
+     */
+    private void evictStaleResident(String id, ReplicatedSessionDataStore store) {
         long deadline = System.nanoTime() + store.getConfig().ownershipTimeout().toNanos();
         while (doGet(id) instanceof ReplicatedSession resident) {
             io.sessionrep.core.SessionAccess access = resident.replicatedData().isDisowned()
-                    ? io.sessionrep.core.SessionAccess.MOVED : store.replicator().enter(id);
+                    ? io.sessionrep.core.SessionAccess.MOVED : store.replicator().probe(id);
             if (access == io.sessionrep.core.SessionAccess.OWNED) {
-                return true;
+                return;
             }
+            // PROMISED: requests here are counted as using the copy (one may have just loaded it, and not be
+            // among Jetty's users of it yet): it stays until the hand-over took place, then it reads MOVED
             if (access == io.sessionrep.core.SessionAccess.MOVED) {
                 resident.replicatedData().disown(); // another node owns it now: never serve this copy again
-            }
-            // PROMISED: requests here still use the copy and their changes must still be replicated: it is
-            // not disowned; the hand-over drops it once they ended (then it reads MOVED)
-            try (AutoLock ignored = resident.lock()) {
-                if (resident.getRequests() <= 0) {
-                    if (doGet(id) == resident) {
-                        doDelete(id);
+                try (AutoLock ignored = resident.lock()) {
+                    if (resident.getRequests() <= 0) {
+                        if (doGet(id) == resident) {
+                            doDelete(id);
+                        }
+                        resident.setResident(false);
+                        return; // Jetty loads it next, from its owner
                     }
-                    resident.setResident(false);
-                    return false; // Jetty loads it next, from its owner
                 }
             }
             // requests here still use it; once they are done, it is handed over and comes back to us
@@ -211,10 +252,9 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
                 Thread.sleep(1);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return false;
+                return;
             }
         }
-        return false;
     }
 
     /**

@@ -194,6 +194,7 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
     }
 
     private static final ThreadLocal<Boolean> LOADED = new ThreadLocal<>();
+    private static final ThreadLocal<Boolean> MISSED = new ThreadLocal<>();
 
     /**
      * Jetty asks for a session it does not hold live: it is brought here from its owner (a hand-over) or,
@@ -211,8 +212,17 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         }
         if (restored.isPresent()) {
             LOADED.set(Boolean.TRUE);
+        } else {
+            MISSED.set(Boolean.TRUE);
         }
         return restored.map(this::toSessionData).orElse(null);
+    }
+
+    /** True (once) when a load on this thread found no node that knows the session (or it was invalidated). */
+    static boolean missedOnThisThread() {
+        boolean missed = MISSED.get() != null;
+        MISSED.remove();
+        return missed;
     }
 
     /** True (once) when the last load on this thread brought a session here and counted the request. */

@@ -46,6 +46,15 @@ final class HandOver {
 
     /** A request here wants to use the session that the container holds live. Never blocks. */
     SessionAccess enter(String id) {
+        return access(id, true);
+    }
+
+    /** What {@link #enter} would answer now, without counting a request. */
+    SessionAccess probe(String id) {
+        return access(id, false);
+    }
+
+    private SessionAccess access(String id, boolean count) {
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
             // not replicated yet (a new session, or replication off), unless it was handed away from here
@@ -61,8 +70,10 @@ final class HandOver {
             if (entry.handOver != null) {
                 return SessionAccess.PROMISED; // requests here still use it: wait for it to come back, behind the asker
             }
-            entry.inFlight++;
-            entry.dormant = false;
+            if (count) {
+                entry.inFlight++;
+                entry.dormant = false;
+            }
             return SessionAccess.OWNED;
         }
     }

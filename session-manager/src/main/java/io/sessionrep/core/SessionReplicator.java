@@ -188,6 +188,15 @@ public final class SessionReplicator implements AutoCloseable {
     }
 
     /**
+     * What {@link #enter} would answer now, without counting a request: for an integration that must
+     * decide about a live copy before the request gets to wait on something (a container's own lock or map)
+     * that a hand-over of this session may be waiting for. Never blocks.
+     */
+    public SessionAccess probe(String sessionId) {
+        return handOver.probe(sessionId);
+    }
+
+    /**
      * A request that entered or acquired the session is over (its request-end replication done). If another
      * node asked for the session meanwhile, the last request to exit hands it over.
      */
