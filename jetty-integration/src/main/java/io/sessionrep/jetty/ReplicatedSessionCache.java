@@ -207,7 +207,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         }
     }
 
-    /** False once the deadline passed; else waits a moment before the next attempt. */
+    /** False once the deadline passed; else lets other threads run before the next attempt (which loads). */
     private static boolean tryAgain(long deadline) {
         if (System.nanoTime() > deadline) {
             return false;
