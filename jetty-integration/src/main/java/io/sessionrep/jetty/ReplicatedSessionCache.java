@@ -40,10 +40,6 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     private final SessionEvents events = new SessionEvents() {
         @Override
         public void ownershipLost(String sessionId) {
-            if (getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()
-                    && store.replicator().owns(sessionId)) {
-                return; // taken back by a request here meanwhile: the copy under this id is the new one
-            }
             evictLater(sessionId, "taken over by another node");
         }
 
@@ -156,11 +152,10 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     }
 
     private ManagedSession getAndEnterCounted(String id, boolean enter, ReplicatedSessionDataStore store) throws Exception {
-        ReplicatedSessionDataStore.loadedOnThisThread(); // forget flags an earlier failed call may have left
-        ReplicatedSessionDataStore.missedOnThisThread();
+        ReplicatedSessionDataStore.takeLastLoad(); // forget what an earlier failed call may have left
         if (!enter) {
             ManagedSession found = super.getAndEnter(id, false);
-            if (ReplicatedSessionDataStore.loadedOnThisThread()) {
+            if (ReplicatedSessionDataStore.takeLastLoad() == ReplicatedSessionDataStore.Load.LOADED) {
                 store.replicator().exit(id); // loaded without a request: not in use
             }
             return found;
@@ -172,18 +167,18 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
             try {
                 session = super.getAndEnter(id, true);
             } catch (Exception | Error e) {
-                if (ReplicatedSessionDataStore.loadedOnThisThread()) {
+                if (ReplicatedSessionDataStore.takeLastLoad() == ReplicatedSessionDataStore.Load.LOADED) {
                     store.replicator().exit(id); // brought here, but Jetty failed after: not in use
                 }
                 throw e;
             }
-            boolean loaded = ReplicatedSessionDataStore.loadedOnThisThread(); // then the load counted the request
-            boolean missed = ReplicatedSessionDataStore.missedOnThisThread();
+            ReplicatedSessionDataStore.Load load = ReplicatedSessionDataStore.takeLastLoad();
+            boolean loaded = load == ReplicatedSessionDataStore.Load.LOADED; // then the load counted the request
             if (session == null) {
                 if (loaded) {
                     store.replicator().exit(id); // brought here, but Jetty does not hand it to the request
                 }
-                if (missed || loaded || !tryAgain(deadline)) {
+                if (load != null || !tryAgain(deadline)) {
                     return null; // no node knows it (or it was invalidated)
                 }
                 // Jetty found the resident copy just as it was evicted (it moved): load it from its owner

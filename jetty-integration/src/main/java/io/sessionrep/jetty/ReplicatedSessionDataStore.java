@@ -193,8 +193,10 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         return replicator().hasLocalCopy(id);
     }
 
-    private static final ThreadLocal<Boolean> LOADED = new ThreadLocal<>();
-    private static final ThreadLocal<Boolean> MISSED = new ThreadLocal<>();
+    /** What the last load on a thread did: {@link Load#LOADED} (the request counts as using it) or missed. */
+    enum Load { LOADED, MISSED }
+
+    private static final ThreadLocal<Load> LAST_LOAD = new ThreadLocal<>();
 
     /**
      * Jetty asks for a session it does not hold live: it is brought here from its owner (a hand-over) or,
@@ -210,26 +212,21 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         } catch (io.sessionrep.core.OwnershipTimeoutException e) {
             throw new HandOverTimeout(e);
         }
-        if (restored.isPresent()) {
-            LOADED.set(Boolean.TRUE);
-        } else {
-            MISSED.set(Boolean.TRUE);
-        }
+        LAST_LOAD.set(restored.isPresent() ? Load.LOADED : Load.MISSED);
         return restored.map(this::toSessionData).orElse(null);
     }
 
-    /** True (once) when a load on this thread found no node that knows the session (or it was invalidated). */
-    static boolean missedOnThisThread() {
-        boolean missed = MISSED.get() != null;
-        MISSED.remove();
-        return missed;
-    }
-
-    /** True (once) when the last load on this thread brought a session here and counted the request. */
-    static boolean loadedOnThisThread() {
-        boolean loaded = LOADED.get() != null;
-        LOADED.remove();
-        return loaded;
+    /**
+     * What the last load on this thread since the previous call did, and forgets it: {@link Load#LOADED}
+     * (brought here, the request counted), {@link Load#MISSED} (no node knows the session, or it was
+     * invalidated), or null (no load).
+     */
+    static Load takeLastLoad() {
+        Load last = LAST_LOAD.get();
+        if (last != null) {
+            LAST_LOAD.remove();
+        }
+        return last;
     }
 
     private ReplicatedSessionData toSessionData(RestoredSession restored) {

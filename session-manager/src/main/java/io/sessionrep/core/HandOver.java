@@ -201,7 +201,7 @@ final class HandOver {
             return;
         }
         try {
-            node.events.ownershipLost(grant.sessionId());
+            node.tellOwnershipLost(grant.sessionId());
         } finally {
             node.transport.send(grant.to(), grant.reply());
         }

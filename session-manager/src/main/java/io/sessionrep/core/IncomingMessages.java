@@ -276,7 +276,7 @@ final class IncomingMessages implements MessageReceiver {
     private void loseOwnership(String id) {
         if (node.yieldPrimary(id)) {
             LOG.log(System.Logger.Level.DEBUG, "session " + LogIds.shortForm(id) + " is now owned by another node");
-            node.events.ownershipLost(id);
+            node.tellOwnershipLost(id);
         }
     }
 

@@ -244,7 +244,7 @@ final class MergeReconciler {
         if (winner != null) {
             if (node.yieldPrimary(id)) {
                 node.metrics.mergeDropped.increment();
-                node.events.ownershipLost(id);
+                node.tellOwnershipLost(id);
                 LOG.log(System.Logger.Level.DEBUG, "after a merge, session " + LogIds.shortForm(id) + " stays with " + winner.member()
                         + " (" + describe(winner.kind() == ClaimKind.PRIMARY, winner.version()) + "); dropped the copy here ("
                         + describe(myLive, myVersion) + ")");

@@ -174,6 +174,22 @@ final class NodeState {
     }
 
     /**
+     * Tells the container that another node owns the session now, unless this node owns it again by then
+     * (a request here took it back meanwhile: the live copy under the id is the new one, in use here).
+     */
+    void tellOwnershipLost(String sessionId) {
+        PrimaryEntry entry = primaries.get(sessionId);
+        if (entry != null) {
+            synchronized (entry) {
+                if (!entry.removed) {
+                    return;
+                }
+            }
+        }
+        events.ownershipLost(sessionId);
+    }
+
+    /**
      * Another node owns the session now: remembered in {@link #lostOwnership} first, then the entry is
      * dropped, so that at no moment does this node look like it never replicated the session (a request
      * entering then would be let in uncounted, and its end would start a second owner here). True if this

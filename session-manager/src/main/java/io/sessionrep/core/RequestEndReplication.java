@@ -64,11 +64,8 @@ final class RequestEndReplication {
                 LOG.log(System.Logger.Level.INFO, "session " + LogIds.shortForm(id) + " was taken over by another node during a request"
                         + " here; this request's changes are not replicated (the newer owner's state wins)");
                 // tell the container again: the first notice may have come while it was still loading the
-                // session (nothing to evict then), and a live copy left here would serve unreplicated changes.
-                // Not when this node owns it again meanwhile: the live copy there is the new one.
-                if (node.primary(id) == null) {
-                    node.events.ownershipLost(id);
-                }
+                // session (nothing to evict then), and a live copy left here would serve unreplicated changes
+                node.tellOwnershipLost(id);
                 return List.of();
             }
             entry = node.primaries.computeIfAbsent(id, k -> new PrimaryEntry(new SessionCopy(k)));

@@ -7,7 +7,10 @@ package io.sessionrep.core;
 public interface SessionEvents {
     /**
      * Another node became primary of this session (fail-over). Drop the live copy here WITHOUT
-     * invalidating it: the session lives on elsewhere. The next request here takes it over again.
+     * invalidating it: the session lives on elsewhere. The next request here takes it over again. Not
+     * called when this node owns the session again by the time of the call (the live copy is then the new
+     * one); an integration that looks the live copy up by id later still races with such a take-back, so
+     * a copy found stale by a request ({@link SessionAccess#MOVED}) is best dropped by identity.
      */
     void ownershipLost(String sessionId);
 

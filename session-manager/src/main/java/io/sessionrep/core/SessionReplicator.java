@@ -240,21 +240,6 @@ public final class SessionReplicator implements AutoCloseable {
 
     // ------------------------------------------------------------------ state, for integrations and tests
 
-    /**
-     * True when this node is the session's primary right now. An integration told that it lost a session
-     * ({@link SessionEvents#ownershipLost}) checks this before dropping the live copy it finds under the id:
-     * if this node took the session back meanwhile, that copy is the new one, in use by requests here.
-     */
-    public boolean owns(String sessionId) {
-        PrimaryEntry entry = node.primary(sessionId);
-        if (entry == null) {
-            return false;
-        }
-        synchronized (entry) {
-            return !entry.removed;
-        }
-    }
-
     /** True when this node holds a copy (primary or backup) of a session that is not invalidated. */
     public boolean hasLocalCopy(String sessionId) {
         return !node.tombstones.contains(sessionId)

@@ -386,18 +386,10 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
     }
 
-    /**
-     * Another node took the session over or invalidated it: drop the live copy here, silently. Not when
-     * this node owns the session again by now (a request here took it back in the meantime): the copy
-     * under the id is then the new live one, which requests here use.
-     */
+    /** Another node took the session over or invalidated it: drop the live copy here, silently. */
     private void evict(String clusterId, boolean invalidated) {
         ReplicationConfig running = config;
         if (running == null) {
-            return;
-        }
-        SessionReplicator engine = running();
-        if (!invalidated && engine != null && engine.owns(clusterId)) {
             return;
         }
         Session session = sessions.get(ReplicationNode.withRoute(clusterId, running.nodeName()));

@@ -262,23 +262,15 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
 
     @Override
     public void ownershipLost(String sessionId) {
-        SessionReplicator running = replicator;
-        if (running != null && running.owns(sessionId)) {
-            return; // taken back by a request here meanwhile: the copy under this id is the new one
-        }
-        drop(sessionId);
-    }
-
-    @Override
-    public void invalidatedElsewhere(String sessionId) {
-        drop(sessionId);
-    }
-
-    private void drop(String sessionId) {
         ReplicatedHttpSession session = live.remove(sessionId);
         if (session != null) {
             session.disown();
         }
+    }
+
+    @Override
+    public void invalidatedElsewhere(String sessionId) {
+        ownershipLost(sessionId);
     }
 
     /** Stops the sweep and leaves the cluster; sessions live on in their backups (no listeners fire). */

@@ -56,11 +56,12 @@ class TomcatReplicationTest extends ContainerReplicationContract<TomcatNode> {
      * The replication valve runs before the authenticator Tomcat puts into every deployed application,
      * which looks the request's session up: behind it, that lookup would bring a session held on another
      * node here without counting the request, so the session could be handed away again before the valve
-     * entered it (and the request would change a copy that is dropped). Then a request on another node
-     * moves the session once.
+     * entered it (and the request would change a copy that is dropped). That race needs concurrent requests
+     * (the perf runner's scenario 9 found it); here the order itself is checked, and that a session still
+     * moves between nodes with the authenticator in place.
      */
     @Test
-    void theValveRunsBeforeTheAuthenticatorAndARequestMovesTheSessionOnce() throws Exception {
+    void theValveRunsBeforeTheAuthenticator() throws Exception {
         cluster = startCluster("valve-order", 2, SYNC);
         List<String> valves = Arrays.stream(cluster.node(1).context().getPipeline().getValves())
                 .map(v -> v.getClass().getSimpleName()).toList();
@@ -69,8 +70,6 @@ class TomcatReplicationTest extends ContainerReplicationContract<TomcatNode> {
 
         assertEquals("ok", user.get(cluster.node(0), "op=set&name=color&value=blue").body());
         assertEquals("ok", user.get(cluster.node(1), "op=set&name=color&value=red").body());
-        assertEquals(1.0, cluster.node(1).count(ReplicationMetrics.HANDOVERS, "direction", "acquired"),
-                "brought to node-b once");
         assertEquals("red", user.get(cluster.node(0), "op=get&name=color").body());
     }
 
