@@ -377,7 +377,10 @@ public final class WireCodec {
         int removedCount = r.count(2);
         Set<String> removed = new HashSet<>(Math.max(4, removedCount * 2));
         for (int i = 0; i < removedCount; i++) {
-            removed.add(r.string());
+            String name = r.string();
+            if (!removed.add(name)) { // also keeps one encoding per message: a set sized for duplicates iterates in another order
+                throw new MalformedMessageException("attribute removed twice: " + name);
+            }
         }
         boolean full = (flags & FLAG_FULL) != 0;
         if (full && !removed.isEmpty()) {

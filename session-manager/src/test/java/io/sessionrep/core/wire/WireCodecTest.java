@@ -164,4 +164,22 @@ class WireCodecTest {
         malformed[malformed.length - 1] = (byte) 0xD3; // a lead byte without its continuation (found by Jazzer)
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(malformed));
     }
+
+    @Test
+    void anAttributeRemovedTwiceIsRefused() throws Exception {
+        // A delta removing "gone" and "gonf" (same length, so the bytes can be patched): made to say "gone" twice.
+        byte[] valid = WireCodec.encode(new Message.Update(new SessionUpdate("abc", 3, 4, false, 1000, 2000, 1800,
+                Map.of(), new java.util.LinkedHashSet<>(List.of("gone", "gonf"))), false));
+        assertEquals(2, ((Message.Update) WireCodec.decode(valid)).update().removed().size());
+        byte[] twice = valid.clone();
+        for (int i = 0; i < twice.length - 3; i++) {
+            if (twice[i] == 'g' && twice[i + 1] == 'o' && twice[i + 2] == 'n' && twice[i + 3] == 'f') {
+                twice[i + 3] = 'e';
+            }
+        }
+        // Found by Jazzer: the set, sized for the declared count, iterated in another order than one sized for
+        // what was left, so the message had two encodings. A duplicate now makes it malformed.
+        MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(twice));
+        assertTrue(e.getMessage().contains("removed twice"), e.getMessage());
+    }
 }
