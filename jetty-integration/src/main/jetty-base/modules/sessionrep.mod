@@ -124,5 +124,8 @@ etc/sessionrep.xml
 ## async-queue-bytes: Bound of the async sender's queue, in bytes. Default 64MiB.
 # sessionrep.async-queue-bytes=64MiB
 
+## async-batch-window: How long the async sender lets updates gather before it sends them together; 0 sends each at once. Default 1ms.
+# sessionrep.async-batch-window=1ms
+
 ## metrics: jmx | none. jmx: the meters are MBeans of the platform MBeanServer, domain sessionrep (jconsole, the jmx module), removed when the application stops. Default jmx.
 # sessionrep.metrics=jmx

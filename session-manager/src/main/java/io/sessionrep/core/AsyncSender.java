@@ -7,11 +7,15 @@ import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.WireCodec;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 
@@ -29,6 +33,7 @@ final class AsyncSender implements AutoCloseable {
     private final int maxEntries;
     private final long maxBytes;
     private final BiConsumer<String, String> onDropped;
+    private final long windowNanos;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final Condition drained = lock.newCondition();
@@ -49,8 +54,9 @@ final class AsyncSender implements AutoCloseable {
      *                  sends that backup a full copy next time
      */
     AsyncSender(ReplicationTransport transport, ReplicationMetrics metrics, int maxEntries, long maxBytes,
-                String nodeName, BiConsumer<String, String> onDropped) {
+                Duration window, String nodeName, BiConsumer<String, String> onDropped) {
         this.transport = transport;
+        this.windowNanos = window.toNanos();
         this.metrics = metrics;
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
@@ -131,8 +137,8 @@ final class AsyncSender implements AutoCloseable {
     }
 
     private void run() {
+        List<Pending> batch = new ArrayList<>();
         while (true) {
-            Pending next;
             lock.lock();
             try {
                 while (queue.isEmpty()) {
@@ -143,17 +149,32 @@ final class AsyncSender implements AutoCloseable {
                     }
                     notEmpty.await();
                 }
-                Iterator<Map.Entry<Key, Pending>> it = queue.entrySet().iterator();
-                next = it.next().getValue();
-                it.remove();
-                queuedBytes -= next.update().valueBytes();
                 sending = true;
+                if (windowNanos > 0 && !closed) {
+                    lock.unlock(); // let updates gather: they go out together, and one of a session merges into the next
+                    try {
+                        LockSupport.parkNanos(this, windowNanos);
+                    } finally {
+                        lock.lock();
+                    }
+                    if (Thread.interrupted()) {
+                        return;
+                    }
+                }
+                for (Pending pending : queue.values()) {
+                    batch.add(pending);
+                }
+                queue.clear();
+                queuedBytes = 0;
             } catch (InterruptedException e) {
                 return;
             } finally {
                 lock.unlock();
             }
-            send(next);
+            for (Pending pending : batch) { // in queue order: the updates of one (backup, session) pair stay in order
+                send(pending);
+            }
+            batch.clear();
         }
     }
 

@@ -70,7 +70,7 @@ final class NodeState {
         this.members = List.of(self);
         this.backups = new BackupStore(config.maxBackupBytes());
         this.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
-                config.nodeName(), this::backupOutOfDate);
+                config.asyncBatchWindow(), config.nodeName(), this::backupOutOfDate);
     }
 
     /** A queued update to {@code backup} was dropped or failed: send it a full copy next time. */

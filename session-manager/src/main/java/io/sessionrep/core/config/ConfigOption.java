@@ -138,6 +138,8 @@ public enum ConfigOption {
     ASYNC_QUEUE_BYTES("async-queue-bytes", Layer.CORE,
             OptionSpec.size(64 * KIB, Long.MAX_VALUE, "a size of at least 64KiB", "≥ 64KiB").byDefault(64 * MIB),
             "bound of the async sender's queue, in bytes"),
+    ASYNC_BATCH_WINDOW("async-batch-window", Layer.CORE, OptionSpec.shortDuration(100, "1ms").byDefault(Duration.ofMillis(1)),
+            "how long the async sender lets updates gather before it sends them together; 0 sends each at once"),
     METRICS("metrics", Layer.CORE,
             OptionSpec.choice(MetricsExport.values(), MetricsExport::optionValue).byDefault(MetricsExport.JMX),
             "jmx: the meters are also MBeans of the platform MBeanServer, domain sessionrep");

@@ -86,6 +86,18 @@ final class OptionSpec<T> {
         }, () -> null, "none", "duration, > 0, ≤ " + maxSeconds + "s", OptionParsers::formatDuration, null);
     }
 
+    /** A duration from 0 to {@code maxMillis} milliseconds (0 allowed); {@code example} is shown in the message. */
+    static OptionSpec<Duration> shortDuration(int maxMillis, String example) {
+        Duration max = Duration.ofMillis(maxMillis);
+        String expected = "a duration from 0 to " + maxMillis + "ms, such as " + example;
+        return new OptionSpec<Duration>("DURATION", OptionParsers::duration, (o, v) -> {
+            if (nonNull(o, v, expected).isNegative() || v.compareTo(max) > 0) {
+                throw notAllowed(o, formatDuration(v), expected);
+            }
+            return v;
+        }, () -> null, "none", "duration, 0.." + maxMillis + "ms", OptionParsers::formatDuration, null);
+    }
+
     /** A size in bytes from {@code min} to {@code max}; {@code expected} is the message's wording. */
     static OptionSpec<Long> size(long min, long max, String expected, String values) {
         return new OptionSpec<Long>("SIZE", OptionParsers::size, (o, v) -> {

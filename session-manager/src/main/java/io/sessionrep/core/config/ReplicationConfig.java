@@ -1,6 +1,7 @@
 package io.sessionrep.core.config;
 
 import static io.sessionrep.core.config.ConfigOption.ALLOW_COLOCATION;
+import static io.sessionrep.core.config.ConfigOption.ASYNC_BATCH_WINDOW;
 import static io.sessionrep.core.config.ConfigOption.ASYNC_QUEUE_BYTES;
 import static io.sessionrep.core.config.ConfigOption.ASYNC_QUEUE_ENTRIES;
 import static io.sessionrep.core.config.ConfigOption.BIND_ADDRESS;
@@ -312,6 +313,14 @@ public final class ReplicationConfig {
     public long asyncQueueBytes() { return get(ASYNC_QUEUE_BYTES); }
 
     /**
+     * {@code async-batch-window}: after the first update queued since the async sender last sent, it waits this
+     * long before sending what gathered, so that updates to one backup share the network writes and wake-ups,
+     * and a session's updates in that time travel as one. It is added to how far a backup lags; sync mode does
+     * not use it. From 0 (send at once) to 100ms. Default 1ms.
+     */
+    public Duration asyncBatchWindow() { return get(ASYNC_BATCH_WINDOW); }
+
+    /**
      * {@code metrics}: {@code jmx} or {@code none}; where the container installs (Jetty module, Tomcat
      * {@code <Manager>}, {@code web.xml} filter) export the meters. {@code jmx}: MBeans in the platform
      * MBeanServer, domain {@code sessionrep}, one per meter, named by cluster, context, node and meter, and
@@ -434,6 +443,8 @@ public final class ReplicationConfig {
         public Builder serializationAllowlist(List<String> v) { return set(SERIALIZATION_ALLOWLIST, v); }
         public Builder asyncQueueEntries(int v) { return set(ASYNC_QUEUE_ENTRIES, v); }
         public Builder asyncQueueBytes(long v) { return set(ASYNC_QUEUE_BYTES, v); }
+
+        public Builder asyncBatchWindow(Duration v) { return set(ASYNC_BATCH_WINDOW, v); }
         public Builder metrics(MetricsExport v) { return set(METRICS, v); }
 
         /**

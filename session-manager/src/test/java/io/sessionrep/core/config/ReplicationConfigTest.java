@@ -48,6 +48,7 @@ class ReplicationConfigTest {
         assertEquals(List.of(), c.serializationAllowlist());
         assertEquals(10_000, c.asyncQueueEntries());
         assertEquals(64 * MIB, c.asyncQueueBytes());
+        assertEquals(Duration.ofMillis(1), c.asyncBatchWindow());
         assertEquals(MetricsExport.JMX, c.metrics());
         assertEquals(List.of(), c.notYetActive());
     }
@@ -97,7 +98,7 @@ class ReplicationConfigTest {
                 "dns-record-type", "jgroups-config", "max-session-size", "max-backup-bytes", "cluster-key",
                 "tls-keystore", "tls-keystore-password", "tls-keystore-type", "tls-truststore",
                 "tls-truststore-password", "tls-truststore-type", "insecure-cluster", "serialization-allowlist",
-                "async-queue-entries", "async-queue-bytes", "metrics"), ReplicationConfig.OPTION_NAMES);
+                "async-queue-entries", "async-queue-bytes", "async-batch-window", "metrics"), ReplicationConfig.OPTION_NAMES);
     }
 
     @Test
@@ -120,6 +121,7 @@ class ReplicationConfigTest {
                 Map.entry("serialization-allowlist", "com.example., org.acme.*, com.example.Cart$Line"),
                 Map.entry("async-queue-entries", "500"),
                 Map.entry("async-queue-bytes", "16MiB"),
+                Map.entry("async-batch-window", "0"),
                 Map.entry("metrics", "none")));
         assertEquals("node_A-1", c.nodeName());
         assertEquals(ReplicationMode.SYNC, c.replicationMode());
@@ -138,6 +140,7 @@ class ReplicationConfigTest {
         assertEquals(List.of("com.example.", "org.acme.", "com.example.Cart$Line"), c.serializationAllowlist());
         assertEquals(500, c.asyncQueueEntries());
         assertEquals(16 * MIB, c.asyncQueueBytes());
+        assertEquals(Duration.ZERO, c.asyncBatchWindow());
         assertEquals(MetricsExport.NONE, c.metrics());
     }
 
@@ -240,6 +243,8 @@ class ReplicationConfigTest {
                 Arguments.of("max-session-size", "99999999999GiB", "KiB, MiB, GiB"),
                 Arguments.of("async-queue-bytes", "64KB", "at least 64KiB"),
                 Arguments.of("async-queue-entries", "0", "at least 1"),
+                Arguments.of("async-batch-window", "101ms", "a duration from 0 to 100ms"),
+                Arguments.of("async-batch-window", "-1ms", "500ms, 2s, 1m"),
                 Arguments.of("allow-colocation", "yes", "true or false"),
                 Arguments.of("metrics", "prometheus", "one of jmx, none"),
                 Arguments.of("metrics", "off", "one of jmx, none"),

@@ -74,7 +74,7 @@ class AsyncSenderTest {
 
     @Test
     void aHungBackupNeverBlocksTheCallerAndTheQueueStaysWithinItsBounds() {
-        AsyncSender sender = new AsyncSender(stuck, metrics, 100, 1024 * 1024, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(stuck, metrics, 100, 1024 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id));
         try {
             long started = System.nanoTime();
             for (int i = 0; i < 10_000; i++) {
@@ -94,8 +94,10 @@ class AsyncSenderTest {
 
     @Test
     void byteBoundDropsTheOldestFirst() {
-        AsyncSender sender = new AsyncSender(stuck, metrics, 10_000, 100 * 1024, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(stuck, metrics, 10_000, 100 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id));
         try {
+            sender.enqueue(backup, update("first", 0, 10)); // taken by the sender thread, which the network holds
+            org.awaitility.Awaitility.await().until(() -> sender.entries() == 0);
             for (int i = 0; i < 50; i++) {
                 sender.enqueue(backup, update("s" + i, 0, 10 * 1024));
             }
@@ -132,7 +134,7 @@ class AsyncSenderTest {
         });
         CountDownLatch gate = new CountDownLatch(1);
         ReplicationTransport slow = new DelegatingSlowTransport(a, gate);
-        AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id));
         try {
             sender.enqueue(backup, update("first", 0, 10)); // occupies the sender thread until the gate opens
             org.awaitility.Awaitility.await().until(() -> sender.entries() == 0); // taken by the sender thread
@@ -147,6 +149,61 @@ class AsyncSenderTest {
             assertEquals(2, received.size());
         } finally {
             gate.countDown();
+            sender.close(1000);
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void updatesGatheredInTheBatchWindowGoOutTogetherAndOneSessionsMergeIntoOne() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = network.transport("a", "a");
+        var b = network.transport("b", "b");
+        List<SessionUpdate> received = new CopyOnWriteArrayList<>();
+        a.start(new MessageReceiver() {
+            public byte[] onMessage(Member sender, byte[] message) {
+                return null;
+            }
+
+            public void onMembershipChange(List<Member> members) {
+            }
+        });
+        b.start(new MessageReceiver() {
+            public byte[] onMessage(Member sender, byte[] message) {
+                try {
+                    received.add(((io.sessionrep.core.wire.Message.Update) io.sessionrep.core.wire.WireCodec.decode(message)).update());
+                } catch (io.sessionrep.core.wire.MalformedMessageException e) {
+                    throw new AssertionError(e);
+                }
+                return null;
+            }
+
+            public void onMembershipChange(List<Member> members) {
+            }
+        });
+        // a window far longer than the enqueues take, so that the test does not depend on the machine's speed
+        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
+        try {
+            sender.enqueue(backup, update("cart", 0, 10));
+            Thread.sleep(200); // without a window the sender thread sends this one alone meanwhile
+            for (int v = 1; v < 10; v++) {
+                sender.enqueue(backup, update("cart", v, 10));
+            }
+            for (int i = 0; i < 5; i++) {
+                sender.enqueue(backup, update("other" + i, 0, 10));
+            }
+            assertTrue(sender.flush(10_000), "sent once the window is over");
+            b.drain();
+            assertEquals(6, received.size(), "one message per session: " + received);
+            SessionUpdate cart = received.get(0);
+            assertEquals("cart", cart.sessionId());
+            assertEquals(0, cart.fromVersion(), "the merged update starts where the first one did");
+            assertEquals(10, cart.toVersion(), "and ends at the newest version");
+            assertTrue(cart.full(), "the first was a full copy, so the merge is one too");
+            assertEquals(9, (long) metrics.coalesced.count());
+            assertEquals(List.of(), dropped);
+        } finally {
             sender.close(1000);
             a.close();
             b.close();
