@@ -2,13 +2,12 @@ package io.sessionrep.core.serial;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Output;
-import com.esotericsoftware.kryo.util.Pool;
 
 import java.io.IOException;
 import java.io.NotSerializableException;
 
 /**
- * Session values as Kryo bytes, through a pool of {@link SessionKryo}s (see there for the hardening:
+ * Session values as Kryo bytes, through a pool ({@link StripedPool}) of {@link SessionKryo}s (see there for the hardening:
  * no references, a depth limit, sizes bounded by the bytes present, allowlisted class names on both
  * sides, one serializer per JDK type known to round-trip exactly and a refusal for the others).
  *
@@ -16,39 +15,37 @@ import java.io.NotSerializableException;
  * {@link NotSerializableException} (an {@link UnsupportedValueException} when a class or shape is
  * refused); any {@code Throwable} while reading is a {@link ClassNotAllowedException} or an
  * {@link IOException}, and so are bytes left over after the value (a primary writes exactly one value). After a failure the {@code Kryo} (and the {@code Output}) used is discarded, never
- * returned to its pool: Kryo leaves per-call state behind (Kryo issue #1281), and the next value it
+ * returned to the pool: Kryo leaves per-call state behind (Kryo issue #1281), and the next value it
  * decoded could come out wrong without any error.
  */
 public final class KryoSessionSerializer implements SessionSerializer {
     private static final int MAX_BUFFER = 256 * 1024 * 1024;
     private static final int POOLED_BUFFER_LIMIT = 1024 * 1024;
 
-    private final Pool<Kryo> kryos;
-    private final Pool<Output> outputs;
+    /** A Kryo with its output buffer: pooled together, so a value costs one pool round trip. */
+    private static final class Tools {
+        final Kryo kryo;
+        final Output output = new Output(4096, MAX_BUFFER);
+
+        Tools(Kryo kryo) {
+            this.kryo = kryo;
+        }
+    }
+
+    private final StripedPool<Tools> pool;
 
     public KryoSessionSerializer(ClassAllowlist allowlist, ClassLoader classLoader) {
-        this.kryos = new Pool<>(true, false, 32) {
-            @Override
-            protected Kryo create() {
-                return new SessionKryo(allowlist, classLoader);
-            }
-        };
-        this.outputs = new Pool<>(true, false, 32) {
-            @Override
-            protected Output create() {
-                return new Output(4096, MAX_BUFFER);
-            }
-        };
+        this.pool = new StripedPool<>(32, () -> new Tools(new SessionKryo(allowlist, classLoader)));
     }
 
     @Override
     public byte[] serialize(Object value) throws NotSerializableException {
-        Kryo kryo = kryos.obtain();
-        Output output = outputs.obtain();
+        Tools tools = pool.obtain();
+        Output output = tools.output;
         byte[] bytes;
         try {
             output.reset();
-            kryo.writeClassAndObject(output, value);
+            tools.kryo.writeClassAndObject(output, value);
             bytes = output.toBytes();
         } catch (Throwable t) { // the Kryo and the Output are dropped, not freed
             throw notSerializable(t, value);
@@ -56,9 +53,8 @@ public final class KryoSessionSerializer implements SessionSerializer {
         if (output.getBuffer().length > POOLED_BUFFER_LIMIT) {
             output.setBuffer(new byte[4096], MAX_BUFFER); // do not pin large buffers in the pool
         }
-        outputs.free(output);
-        kryo.reset();
-        kryos.free(kryo);
+        tools.kryo.reset();
+        pool.free(tools);
         return bytes;
     }
 
@@ -88,12 +84,12 @@ public final class KryoSessionSerializer implements SessionSerializer {
 
     @Override
     public Object deserialize(byte[] bytes) throws ClassNotAllowedException, IOException {
-        Kryo kryo = kryos.obtain();
+        Tools tools = pool.obtain();
         Object value;
         int leftOver;
         try {
             BoundedInput input = new BoundedInput(bytes);
-            value = kryo.readClassAndObject(input);
+            value = tools.kryo.readClassAndObject(input);
             leftOver = input.remaining();
         } catch (Throwable t) { // the Kryo is dropped, not freed
             for (Throwable c = t; c != null; c = c.getCause()) {
@@ -103,8 +99,8 @@ public final class KryoSessionSerializer implements SessionSerializer {
             }
             throw new IOException(t.toString(), t);
         }
-        kryo.reset();
-        kryos.free(kryo);
+        tools.kryo.reset();
+        pool.free(tools);
         if (leftOver != 0) {
             throw new IOException(leftOver + " bytes after the end of the value");
         }
