@@ -21,8 +21,9 @@ import java.util.function.BiConsumer;
 
 /**
  * The async mode's sender: request threads {@link #enqueue} and return at once; one thread encodes and
- * hands updates to the transport. While an update for a (backup, session) pair waits, a newer one is
- * merged into it (only the newest state travels). The queue is bounded in entries and bytes: when full,
+ * hands updates to the transport. Once it finds an update queued, it waits the batch window
+ * ({@code async-batch-window}) and then sends everything queued in one go, in queue order. While an update
+ * for a (backup, session) pair waits, a newer one is merged into it (only the newest state travels). The queue is bounded in entries and bytes: when full,
  * the oldest waiting update is dropped and its session is told to send a full copy next time.
  */
 final class AsyncSender implements AutoCloseable {
@@ -161,9 +162,7 @@ final class AsyncSender implements AutoCloseable {
                         return;
                     }
                 }
-                for (Pending pending : queue.values()) {
-                    batch.add(pending);
-                }
+                batch.addAll(queue.values());
                 queue.clear();
                 queuedBytes = 0;
             } catch (InterruptedException e) {

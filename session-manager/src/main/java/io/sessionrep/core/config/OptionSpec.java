@@ -76,26 +76,23 @@ final class OptionSpec<T> {
 
     /** A duration greater than 0 and at most {@code maxSeconds}; {@code example} is shown in the message. */
     static OptionSpec<Duration> duration(int maxSeconds, String example) {
-        Duration max = Duration.ofSeconds(maxSeconds);
-        String expected = "a duration greater than 0 and at most " + maxSeconds + "s, such as " + example;
-        return new OptionSpec<Duration>("DURATION", OptionParsers::duration, (o, v) -> {
-            if (nonNull(o, v, expected).isNegative() || v.isZero() || v.compareTo(max) > 0) {
-                throw notAllowed(o, formatDuration(v), expected);
-            }
-            return v;
-        }, () -> null, "none", "duration, > 0, ≤ " + maxSeconds + "s", OptionParsers::formatDuration, null);
+        return durationUpTo(false, Duration.ofSeconds(maxSeconds), "a duration greater than 0 and at most "
+                + maxSeconds + "s, such as " + example, "duration, > 0, ≤ " + maxSeconds + "s");
     }
 
     /** A duration from 0 to {@code maxMillis} milliseconds (0 allowed); {@code example} is shown in the message. */
     static OptionSpec<Duration> shortDuration(int maxMillis, String example) {
-        Duration max = Duration.ofMillis(maxMillis);
-        String expected = "a duration from 0 to " + maxMillis + "ms, such as " + example;
+        return durationUpTo(true, Duration.ofMillis(maxMillis), "a duration from 0 to " + maxMillis + "ms, such as "
+                + example, "duration, 0.." + maxMillis + "ms");
+    }
+
+    private static OptionSpec<Duration> durationUpTo(boolean zeroAllowed, Duration max, String expected, String values) {
         return new OptionSpec<Duration>("DURATION", OptionParsers::duration, (o, v) -> {
-            if (nonNull(o, v, expected).isNegative() || v.compareTo(max) > 0) {
+            if (nonNull(o, v, expected).isNegative() || (v.isZero() && !zeroAllowed) || v.compareTo(max) > 0) {
                 throw notAllowed(o, formatDuration(v), expected);
             }
             return v;
-        }, () -> null, "none", "duration, 0.." + maxMillis + "ms", OptionParsers::formatDuration, null);
+        }, () -> null, "none", values, OptionParsers::formatDuration, null);
     }
 
     /** A size in bytes from {@code min} to {@code max}; {@code expected} is the message's wording. */

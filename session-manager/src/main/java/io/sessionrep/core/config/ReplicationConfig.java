@@ -314,7 +314,7 @@ public final class ReplicationConfig {
 
     /**
      * {@code async-batch-window}: after the first update queued since the async sender last sent, it waits this
-     * long before sending what gathered, so that updates to one backup share the network writes and wake-ups,
+     * long before sending what gathered, so that updates to one backup reach the transport together and share its bundling,
      * and a session's updates in that time travel as one. It is added to how far a backup lags; sync mode does
      * not use it. From 0 (send at once) to 100ms. Default 1ms.
      */
@@ -443,7 +443,6 @@ public final class ReplicationConfig {
         public Builder serializationAllowlist(List<String> v) { return set(SERIALIZATION_ALLOWLIST, v); }
         public Builder asyncQueueEntries(int v) { return set(ASYNC_QUEUE_ENTRIES, v); }
         public Builder asyncQueueBytes(long v) { return set(ASYNC_QUEUE_BYTES, v); }
-
         public Builder asyncBatchWindow(Duration v) { return set(ASYNC_BATCH_WINDOW, v); }
         public Builder metrics(MetricsExport v) { return set(METRICS, v); }
 

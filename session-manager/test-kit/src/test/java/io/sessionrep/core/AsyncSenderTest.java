@@ -7,6 +7,9 @@ import io.sessionrep.core.testing.InMemoryNetwork;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.wire.MalformedMessageException;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -72,6 +75,19 @@ class AsyncSenderTest {
         return new SessionUpdate(id, from, from + 1, from == 0, 0, 0, 60, Map.of("v", new byte[bytes]), Set.of());
     }
 
+    /** A receiver that hands every one-way message to {@code onMessage} and answers nothing. */
+    private static MessageReceiver receiver(java.util.function.Consumer<byte[]> onMessage) {
+        return new MessageReceiver() {
+            public byte[] onMessage(Member sender, byte[] message) {
+                onMessage.accept(message);
+                return null;
+            }
+
+            public void onMembershipChange(List<Member> members) {
+            }
+        };
+    }
+
     @Test
     void aHungBackupNeverBlocksTheCallerAndTheQueueStaysWithinItsBounds() {
         AsyncSender sender = new AsyncSender(stuck, metrics, 100, 1024 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id));
@@ -115,23 +131,8 @@ class AsyncSenderTest {
         var a = network.transport("a", "a");
         var b = network.transport("b", "b");
         List<byte[]> received = new CopyOnWriteArrayList<>();
-        a.start(new MessageReceiver() {
-            public byte[] onMessage(Member sender, byte[] message) {
-                return null;
-            }
-
-            public void onMembershipChange(List<Member> members) {
-            }
-        });
-        b.start(new MessageReceiver() {
-            public byte[] onMessage(Member sender, byte[] message) {
-                received.add(message);
-                return null;
-            }
-
-            public void onMembershipChange(List<Member> members) {
-            }
-        });
+        a.start(receiver(message -> { }));
+        b.start(receiver(received::add));
         CountDownLatch gate = new CountDownLatch(1);
         ReplicationTransport slow = new DelegatingSlowTransport(a, gate);
         AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id));
@@ -156,32 +157,19 @@ class AsyncSenderTest {
     }
 
     @Test
-    void updatesGatheredInTheBatchWindowGoOutTogetherAndOneSessionsMergeIntoOne() throws Exception {
+    void updatesWaitForTheBatchWindowAndOneSessionsMergeIntoOne() throws Exception {
         InMemoryNetwork network = new InMemoryNetwork();
         var a = network.transport("a", "a");
         var b = network.transport("b", "b");
         List<SessionUpdate> received = new CopyOnWriteArrayList<>();
-        a.start(new MessageReceiver() {
-            public byte[] onMessage(Member sender, byte[] message) {
-                return null;
+        a.start(receiver(message -> { }));
+        b.start(receiver(message -> {
+            try {
+                received.add(((Message.Update) WireCodec.decode(message)).update());
+            } catch (MalformedMessageException e) {
+                throw new AssertionError(e);
             }
-
-            public void onMembershipChange(List<Member> members) {
-            }
-        });
-        b.start(new MessageReceiver() {
-            public byte[] onMessage(Member sender, byte[] message) {
-                try {
-                    received.add(((io.sessionrep.core.wire.Message.Update) io.sessionrep.core.wire.WireCodec.decode(message)).update());
-                } catch (io.sessionrep.core.wire.MalformedMessageException e) {
-                    throw new AssertionError(e);
-                }
-                return null;
-            }
-
-            public void onMembershipChange(List<Member> members) {
-            }
-        });
+        }));
         // a window far longer than the enqueues take, so that the test does not depend on the machine's speed
         AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
         try {
