@@ -26,6 +26,8 @@ import java.util.Set;
  * --jfr                   record every node with JFR and summarize where its CPU time and allocations go
  *                         (per node: thread roles, top frames self/total, top allocation sites, bytes per request)
  * --jfr=profile           the same with JFR's "profile" settings (CPU samples every 10 ms, more allocation samples)
+ * --points=NxS,...       the state-size points (scenarios 1-6): N attributes of S KiB, 5 threads, e.g. 10x50;
+ *                         default the profile's (full: 1x1,2x5,5x10,10x20,10x50)
  * --configs=ID,...        scenarios 6 and 9: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis;
  *                         in scenario 9 tc-off is the one-Tomcat reference)
  * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
@@ -62,6 +64,8 @@ final class Options {
     String out;
     boolean jfr;
     Set<String> configs = new LinkedHashSet<>();
+    /** From --points: attribute number and size in KiB of each state point; empty means the profile's. */
+    List<int[]> points = new ArrayList<>();
     boolean chartsOnly;
     List<String> commandLine = new ArrayList<>();
 
@@ -127,6 +131,10 @@ final class Options {
                 for (String c : value.split(",")) {
                     o.configs.add(c.trim());
                 }
+            } else if (arg.startsWith("--points=")) {
+                for (String p : value.split(",")) {
+                    o.points.add(point(p.trim()));
+                }
             } else if (arg.equals("--no-dashboards")) {
                 o.dashboards = false;
             } else if (arg.equals("--help") || arg.equals("-h")) {
@@ -174,6 +182,22 @@ final class Options {
         return n;
     }
 
+    private static int[] point(String value) {
+        String[] parts = value.split("x");
+        try {
+            if (parts.length == 2) {
+                int number = Integer.parseInt(parts[0]);
+                int size = Integer.parseInt(parts[1]);
+                if (number >= 1 && size >= 1) {
+                    return new int[] {number, size};
+                }
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--points: '" + value + "' is not allowed; expected NxS (N attributes of S KiB, both 1 or more), e.g. 10x50");
+    }
+
     private static int positive(String name, String value) {
         int n = Integer.parseInt(value);
         if (n < 1) {
@@ -185,7 +209,7 @@ final class Options {
     static String usage() {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S]
-                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--configs=ID,...]
+                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--configs=ID,...] [--points=NxS,...]
                                    [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).

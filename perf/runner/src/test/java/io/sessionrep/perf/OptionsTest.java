@@ -44,5 +44,15 @@ class OptionsTest {
         IllegalArgumentException nodes = assertThrows(IllegalArgumentException.class, () -> Options.parse("--rr-nodes=4"));
         assertEquals("--rr-nodes: 4 is not allowed; expected 2 or 3", nodes.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Options.parse("--bogus"));
+        IllegalArgumentException point = assertThrows(IllegalArgumentException.class, () -> Options.parse("--points=10x0"));
+        assertEquals("--points: '10x0' is not allowed; expected NxS (N attributes of S KiB, both 1 or more), e.g. 10x50",
+                point.getMessage());
+    }
+
+    @Test
+    void pointsReplaceTheProfilesStatePoints() {
+        Catalog catalog = new Catalog(Options.parse("--points=10x50, 2x5"), null);
+        assertEquals(List.of(new Scenario.Point(5, 10, 50), new Scenario.Point(5, 2, 5)), catalog.statePoints());
+        assertEquals(5, new Catalog(Options.parse(), null).statePoints().size());
     }
 }
