@@ -54,8 +54,24 @@ final class AttributeCodec {
      * as rejected.
      */
     Object read(String sessionId, String name, byte[] bytes, String from) {
+        return decode(sessionId, name, bytes, from, serializer::deserialize);
+    }
+
+    /**
+     * Whether the bytes decode to a value, with {@link #read}'s verdict, counting and reporting, but
+     * without necessarily building the value (a backup checks what it stores; it rebuilds on take-over).
+     */
+    boolean readable(String sessionId, String name, byte[] bytes, String from) {
+        return decode(sessionId, name, bytes, from, b -> serializer.decodesToValue(b) ? Boolean.TRUE : null) != null;
+    }
+
+    private interface Decoding {
+        Object apply(byte[] bytes) throws Exception;
+    }
+
+    private Object decode(String sessionId, String name, byte[] bytes, String from, Decoding decoding) {
         try {
-            return serializer.deserialize(bytes);
+            return decoding.apply(bytes);
         } catch (ClassNotAllowedException e) {
             metrics.rejectedClass.increment();
             if (reportedRejected.size() < MAX_REPORTED && reportedRejected.add(e.className())) {

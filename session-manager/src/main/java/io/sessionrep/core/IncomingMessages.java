@@ -170,13 +170,13 @@ final class IncomingMessages implements MessageReceiver {
 
     /**
      * The update without the attributes this node refuses to hold: values naming a class outside the
-     * allowlist, or undecodable ones (both counted and reported). Deserializing here, off the request
-     * path, means a backup never stores bytes it could not turn back into a session.
+     * allowlist, or undecodable ones (both counted and reported). Checking here, off the request path,
+     * means a backup never stores bytes it could not turn back into a session.
      */
     private SessionUpdate acceptedValues(SessionUpdate update, Member sender) {
         Map<String, byte[]> accepted = null;
         for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
-            if (node.attributes.read(update.sessionId(), e.getKey(), e.getValue(), sender.name()) == null) {
+            if (!node.attributes.readable(update.sessionId(), e.getKey(), e.getValue(), sender.name())) {
                 if (accepted == null) {
                     accepted = new HashMap<>(update.changed());
                 }

@@ -2,6 +2,7 @@ package io.sessionrep.core.serial;
 
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.Registration;
+import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultClassResolver;
 
@@ -11,6 +12,11 @@ import com.esotericsoftware.kryo.util.DefaultClassResolver;
  * received bytes can make us load a class. Writing: a class written by name that the allowlist does not
  * allow is refused on the primary ({@link UnsupportedValueException}) instead of being refused by every
  * backup after it acknowledged the update (the allowlist is the same cluster-wide option).
+ *
+ * <p>A class id that reads as negative is refused before Kryo looks it up: Kryo 5.6 memoizes the last id it
+ * resolved, starting from -1 with no registration, so id -1 decoded as a null object in a fresh Kryo and as
+ * an error, or as another object, in a Kryo that had decoded something before (a fuzzer finding: the same
+ * bytes decoded differently by two pooled Kryos). No valid stream has a negative class id.
  */
 final class AllowlistClassResolver extends DefaultClassResolver {
     private final ClassAllowlist allowlist;
@@ -28,6 +34,17 @@ final class AllowlistClassResolver extends DefaultClassResolver {
                             + "serialization-allowlist on every node"));
         }
         super.writeName(output, type, registration);
+    }
+
+    @Override
+    public Registration readClass(Input input) {
+        int start = input.position();
+        int classId = input.readVarInt(true);
+        if (classId < 0) {
+            throw new KryoException("negative class id " + classId);
+        }
+        input.setPosition(start);
+        return super.readClass(input);
     }
 
     @Override

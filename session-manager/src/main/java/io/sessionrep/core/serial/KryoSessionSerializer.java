@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.io.Output;
 
 import java.io.IOException;
 import java.io.NotSerializableException;
+import java.util.Arrays;
 
 /**
  * Session values as Kryo bytes, through a pool ({@link StripedPool}) of {@link SessionKryo}s (see there for the hardening:
@@ -17,6 +18,9 @@ import java.io.NotSerializableException;
  * {@link IOException}, and so are bytes left over after the value (a primary writes exactly one value). After a failure the {@code Kryo} (and the {@code Output}) used is discarded, never
  * returned to the pool: Kryo leaves per-call state behind (Kryo issue #1281), and the next value it
  * decoded could come out wrong without any error.
+ *
+ * <p>{@link #decodesToValue} recognizes a value that is a whole {@code byte[]} (its class header, its length,
+ * exactly that many bytes) without copying the bytes into a new array; any other value is decoded in full.
  */
 public final class KryoSessionSerializer implements SessionSerializer {
     private static final int MAX_BUFFER = 256 * 1024 * 1024;
@@ -33,9 +37,23 @@ public final class KryoSessionSerializer implements SessionSerializer {
     }
 
     private final StripedPool<Tools> pool;
+    /** What every value that is a {@code byte[]} starts with: its class, as this Kryo writes it. */
+    private final byte[] byteArrayHeader;
 
     public KryoSessionSerializer(ClassAllowlist allowlist, ClassLoader classLoader) {
         this.pool = new StripedPool<>(32, () -> new Tools(new SessionKryo(allowlist, classLoader)));
+        this.byteArrayHeader = byteArrayHeader(new SessionKryo(allowlist, classLoader));
+    }
+
+    /** An empty {@code byte[]} is its class header followed by its length + 1 (1, one varint byte). */
+    private static byte[] byteArrayHeader(Kryo kryo) {
+        Output output = new Output(64);
+        kryo.writeClassAndObject(output, new byte[0]);
+        byte[] empty = output.toBytes();
+        if (empty.length < 2 || empty[empty.length - 1] != 1) {
+            throw new IllegalStateException("unexpected Kryo encoding of an empty byte[]: " + Arrays.toString(empty));
+        }
+        return Arrays.copyOf(empty, empty.length - 1);
     }
 
     @Override
@@ -105,5 +123,33 @@ public final class KryoSessionSerializer implements SessionSerializer {
             throw new IOException(leftOver + " bytes after the end of the value");
         }
         return value;
+    }
+
+    @Override
+    public boolean decodesToValue(byte[] bytes) throws ClassNotAllowedException, IOException {
+        return isWholeByteArray(bytes) || deserialize(bytes) != null;
+    }
+
+    /**
+     * Whether {@code bytes} are exactly one {@code byte[]} value: the class header, then its length + 1 as a
+     * varint (Kryo's array encoding, 1 to 5 bytes, 7 bits each, low bits first), then exactly that many
+     * bytes. {@link #deserialize} would return such an array, with nothing left over. False means "decode
+     * it to know", not "invalid".
+     */
+    boolean isWholeByteArray(byte[] bytes) {
+        int header = byteArrayHeader.length;
+        if (bytes.length <= header || !Arrays.equals(bytes, 0, header, byteArrayHeader, 0, header)) {
+            return false;
+        }
+        long lengthPlusOne = 0;
+        int position = header;
+        for (int shift = 0; shift < 35 && position < bytes.length; shift += 7) {
+            int b = bytes[position++];
+            lengthPlusOne |= (long) (b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                return lengthPlusOne >= 1 && lengthPlusOne - 1 == bytes.length - position;
+            }
+        }
+        return false;
     }
 }

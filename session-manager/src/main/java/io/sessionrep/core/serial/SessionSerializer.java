@@ -13,4 +13,13 @@ public interface SessionSerializer {
      * @throws java.io.IOException      when the bytes are not a valid encoding
      */
     Object deserialize(byte[] bytes) throws ClassNotAllowedException, java.io.IOException;
+
+    /**
+     * Whether {@code bytes} decode to a non-null value, with the verdict (and the exceptions) of
+     * {@link #deserialize}, without necessarily building the value: a backup checks every value it stores
+     * but rebuilds values only when it takes a session over.
+     */
+    default boolean decodesToValue(byte[] bytes) throws ClassNotAllowedException, java.io.IOException {
+        return deserialize(bytes) != null;
+    }
 }

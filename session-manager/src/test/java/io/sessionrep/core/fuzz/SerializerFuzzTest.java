@@ -42,6 +42,7 @@ class SerializerFuzzTest {
 
     @FuzzTest(maxDuration = "5s")
     void decodeAnyBytes(byte[] input) {
+        assertEquals(verdict(input, false), verdict(input, true), "decodesToValue and deserialize disagree");
         try {
             SERIALIZER.deserialize(input);
         } catch (ClassNotAllowedException rejected) {
@@ -53,6 +54,15 @@ class SerializerFuzzTest {
                     throw new AssertionError("rejected only because the JVM ran out: " + error, rejected);
                 }
             }
+        }
+    }
+
+    /** What a backup's check concludes: true/false, or the exception's class (the same for both paths). */
+    private static String verdict(byte[] input, boolean checkOnly) {
+        try {
+            return String.valueOf(checkOnly ? SERIALIZER.decodesToValue(input) : SERIALIZER.deserialize(input) != null);
+        } catch (ClassNotAllowedException | IOException e) {
+            return e.getClass().getSimpleName();
         }
     }
 

@@ -75,4 +75,61 @@ class KryoSessionSerializerTest {
         assertEquals(NotSerializable.class.getName(), e.className());
         assertInstanceOf(NotSerializableException.class, e);
     }
+
+    /** The verdict of decodesToValue: true, or the class of what deserialize throws ("null" when it returns null). */
+    private static String verdict(KryoSessionSerializer serializer, byte[] bytes, boolean checkOnly) {
+        try {
+            return String.valueOf(checkOnly ? serializer.decodesToValue(bytes) : serializer.deserialize(bytes) != null);
+        } catch (Exception e) {
+            return e.getClass().getSimpleName();
+        }
+    }
+
+    @Test
+    void aWholeByteArrayIsRecognizedWithoutDecodingAndEveryOtherShapeGetsDeserializesVerdict() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        for (int length : new int[] {0, 1, 126, 127, 128, 16_383, 16_384, 51_200, 2_097_151, 2_097_152}) {
+            byte[] value = new byte[length];
+            random.nextBytes(value);
+            byte[] bytes = jdkOnly.serialize(value);
+            assertEquals(true, jdkOnly.isWholeByteArray(bytes), "length " + length);
+            assertEquals(true, jdkOnly.decodesToValue(bytes));
+            assertEquals(length, ((byte[]) jdkOnly.deserialize(bytes)).length);
+            List<byte[]> variants = List.of(
+                    java.util.Arrays.copyOf(bytes, bytes.length - 1),       // one byte short
+                    java.util.Arrays.copyOf(bytes, bytes.length + 1),       // one byte left over
+                    java.util.Arrays.copyOf(bytes, bytes.length - length)); // the header and the length only
+            for (byte[] variant : variants) {
+                if (variant.length != bytes.length - length || length > 0) {
+                    assertEquals(false, jdkOnly.isWholeByteArray(variant), "length " + length + ", variant of " + variant.length);
+                }
+                assertEquals(verdict(jdkOnly, variant, false), verdict(jdkOnly, variant, true), "length " + length);
+            }
+        }
+        byte[] header = java.util.Arrays.copyOf(jdkOnly.serialize(new byte[0]), jdkOnly.serialize(new byte[0]).length - 1);
+        byte[] nullArray = java.util.Arrays.copyOf(header, header.length + 1); // length + 1 = 0: a null array
+        byte[] overlong = java.util.Arrays.copyOf(header, header.length + 6);  // a varint of six bytes
+        java.util.Arrays.fill(overlong, header.length, overlong.length, (byte) 0x80);
+        for (byte[] odd : List.of(nullArray, overlong, new byte[] {0}, jdkOnly.serialize("text"), jdkOnly.serialize(List.of(new byte[3])))) {
+            assertEquals(false, jdkOnly.isWholeByteArray(odd));
+            assertEquals(verdict(jdkOnly, odd, false), verdict(jdkOnly, odd, true));
+        }
+        assertEquals("false", verdict(jdkOnly, nullArray, true)); // decodes to null: not a value a backup keeps
+        assertEquals("true", verdict(jdkOnly, jdkOnly.serialize(List.of(new byte[3])), true)); // decoded in full
+    }
+
+    @Test
+    void aNegativeClassIdIsRefusedByAFreshKryoAndByAUsedOne() throws Exception {
+        // a list of two elements whose first class id is the varint ff ff ff ff ff (-1): a fresh Kryo 5.6 read
+        // it as null (its memoized id starts at -1), a used one failed or read another value
+        byte[] header = java.util.Arrays.copyOf(jdkOnly.serialize(new ArrayList<>(List.of(1))), 21); // 01 00 "java.util.ArrayList"
+        byte[] hostile = java.util.Arrays.copyOf(header, header.length + 9);
+        byte[] tail = {0x03, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x08, (byte) 0xe4, 0x00};
+        System.arraycopy(tail, 0, hostile, header.length, tail.length);
+        KryoSessionSerializer fresh = new KryoSessionSerializer(ClassAllowlist.of(List.of()), loader);
+        String first = verdict(fresh, hostile, false);
+        fresh.deserialize(fresh.serialize("used")); // the pooled Kryo has now resolved a class id
+        assertEquals("IOException", first);
+        assertEquals(first, verdict(fresh, hostile, false));
+    }
 }
