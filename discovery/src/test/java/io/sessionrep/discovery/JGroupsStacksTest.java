@@ -99,6 +99,15 @@ class JGroupsStacksTest {
     }
 
     @Test
+    void receiversAcknowledgeWithin20msSoSendersDoNotHoldHalfASecondOfUpdates() {
+        // JGroups' default acknowledged batches of fewer than 100 messages every 500 ms (see UpperProtocols)
+        for (DiscoveryMode mode : DiscoveryMode.values()) {
+            List<Protocol> stack = JGroupsStacks.build(config(mode).build());
+            assertEquals(20, find(stack, UNICAST3.class).getXmitInterval(), mode.toString());
+        }
+    }
+
+    @Test
     void failureDetectionIsTunedForSecondsNotMinutes() {
         List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC).build());
         FD_ALL3 heartbeats = find(stack, FD_ALL3.class);
