@@ -36,6 +36,7 @@ final class AllowlistClassResolver extends DefaultClassResolver {
         super.writeName(output, type, registration);
     }
 
+    /** Peeks at the class id and steps back: every input here holds one whole value in an array. */
     @Override
     public Registration readClass(Input input) {
         int start = input.position();
