@@ -23,8 +23,9 @@ import java.util.function.BiConsumer;
  * The async mode's sender: request threads {@link #enqueue} and return at once; one thread encodes and
  * hands updates to the transport. Once it finds an update queued, it waits the batch window
  * ({@code async-batch-window}) and then sends everything queued in one go, in queue order. While an update
- * for a (backup, session) pair waits, a newer one is merged into it (only the newest state travels). The queue is bounded in entries and bytes: when full,
- * the oldest waiting update is dropped and its session is told to send a full copy next time.
+ * for a (backup, session) pair waits, a newer one is merged into it (only the newest state travels). The
+ * queue is bounded in entries and bytes: when full, the oldest waiting update is dropped and its session is
+ * told to send a full copy next time.
  */
 final class AsyncSender implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AsyncSender.class.getName());
@@ -157,9 +158,6 @@ final class AsyncSender implements AutoCloseable {
                         LockSupport.parkNanos(this, windowNanos);
                     } finally {
                         lock.lock();
-                    }
-                    if (Thread.interrupted()) {
-                        return;
                     }
                 }
                 batch.addAll(queue.values());

@@ -33,7 +33,7 @@ final class Catalog {
     /** The load points of the charts "response time against state size": 1 KiB to 500 KiB, 5 threads. */
     List<Point> statePoints() {
         if (!options.points.isEmpty()) {
-            return options.points.stream().map(p -> new Point(5, p[0], p[1])).toList();
+            return options.points;
         }
         return switch (options.profile) {
             case SMOKE -> List.of(new Point(5, 2, 5));

@@ -64,8 +64,8 @@ final class Options {
     String out;
     boolean jfr;
     Set<String> configs = new LinkedHashSet<>();
-    /** From --points: attribute number and size in KiB of each state point; empty means the profile's. */
-    List<int[]> points = new ArrayList<>();
+    /** From --points: the state-size points (5 threads each); empty means the profile's. */
+    List<Scenario.Point> points = new ArrayList<>();
     boolean chartsOnly;
     List<String> commandLine = new ArrayList<>();
 
@@ -182,14 +182,14 @@ final class Options {
         return n;
     }
 
-    private static int[] point(String value) {
+    private static Scenario.Point point(String value) {
         String[] parts = value.split("x");
         try {
             if (parts.length == 2) {
                 int number = Integer.parseInt(parts[0]);
                 int size = Integer.parseInt(parts[1]);
                 if (number >= 1 && size >= 1) {
-                    return new int[] {number, size};
+                    return new Scenario.Point(5, number, size);
                 }
             }
         } catch (NumberFormatException e) {

@@ -76,15 +76,6 @@ class KryoSessionSerializerTest {
         assertInstanceOf(NotSerializableException.class, e);
     }
 
-    /** The verdict of decodesToValue: true, or the class of what deserialize throws ("null" when it returns null). */
-    private static String verdict(KryoSessionSerializer serializer, byte[] bytes, boolean checkOnly) {
-        try {
-            return String.valueOf(checkOnly ? serializer.decodesToValue(bytes) : serializer.deserialize(bytes) != null);
-        } catch (Exception e) {
-            return e.getClass().getSimpleName();
-        }
-    }
-
     @Test
     void aWholeByteArrayIsRecognizedWithoutDecodingAndEveryOtherShapeGetsDeserializesVerdict() throws Exception {
         java.util.Random random = new java.util.Random(7);
@@ -95,27 +86,28 @@ class KryoSessionSerializerTest {
             assertEquals(true, jdkOnly.isWholeByteArray(bytes), "length " + length);
             assertEquals(true, jdkOnly.decodesToValue(bytes));
             assertEquals(length, ((byte[]) jdkOnly.deserialize(bytes)).length);
-            List<byte[]> variants = List.of(
-                    java.util.Arrays.copyOf(bytes, bytes.length - 1),       // one byte short
-                    java.util.Arrays.copyOf(bytes, bytes.length + 1),       // one byte left over
-                    java.util.Arrays.copyOf(bytes, bytes.length - length)); // the header and the length only
+            List<byte[]> variants = new ArrayList<>(List.of(
+                    java.util.Arrays.copyOf(bytes, bytes.length - 1),   // one byte short
+                    java.util.Arrays.copyOf(bytes, bytes.length + 1))); // one byte left over
+            if (length > 0) {
+                variants.add(java.util.Arrays.copyOf(bytes, bytes.length - length)); // the header and the length only
+            }
             for (byte[] variant : variants) {
-                if (variant.length != bytes.length - length || length > 0) {
-                    assertEquals(false, jdkOnly.isWholeByteArray(variant), "length " + length + ", variant of " + variant.length);
-                }
-                assertEquals(verdict(jdkOnly, variant, false), verdict(jdkOnly, variant, true), "length " + length);
+                assertEquals(false, jdkOnly.isWholeByteArray(variant), "length " + length + ", variant of " + variant.length);
+                assertEquals(Verdicts.ofDeserialize(jdkOnly, variant), Verdicts.ofCheck(jdkOnly, variant), "length " + length);
             }
         }
-        byte[] header = java.util.Arrays.copyOf(jdkOnly.serialize(new byte[0]), jdkOnly.serialize(new byte[0]).length - 1);
+        byte[] empty = jdkOnly.serialize(new byte[0]);
+        byte[] header = java.util.Arrays.copyOf(empty, empty.length - 1);
         byte[] nullArray = java.util.Arrays.copyOf(header, header.length + 1); // length + 1 = 0: a null array
         byte[] overlong = java.util.Arrays.copyOf(header, header.length + 6);  // a varint of six bytes
         java.util.Arrays.fill(overlong, header.length, overlong.length, (byte) 0x80);
         for (byte[] odd : List.of(nullArray, overlong, new byte[] {0}, jdkOnly.serialize("text"), jdkOnly.serialize(List.of(new byte[3])))) {
             assertEquals(false, jdkOnly.isWholeByteArray(odd));
-            assertEquals(verdict(jdkOnly, odd, false), verdict(jdkOnly, odd, true));
+            assertEquals(Verdicts.ofDeserialize(jdkOnly, odd), Verdicts.ofCheck(jdkOnly, odd));
         }
-        assertEquals("false", verdict(jdkOnly, nullArray, true)); // decodes to null: not a value a backup keeps
-        assertEquals("true", verdict(jdkOnly, jdkOnly.serialize(List.of(new byte[3])), true)); // decoded in full
+        assertEquals("false", Verdicts.ofCheck(jdkOnly, nullArray)); // decodes to null: not a value a backup keeps
+        assertEquals("true", Verdicts.ofCheck(jdkOnly, jdkOnly.serialize(List.of(new byte[3])))); // decoded in full
     }
 
     @Test
@@ -127,9 +119,9 @@ class KryoSessionSerializerTest {
         byte[] tail = {0x03, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x08, (byte) 0xe4, 0x00};
         System.arraycopy(tail, 0, hostile, header.length, tail.length);
         KryoSessionSerializer fresh = new KryoSessionSerializer(ClassAllowlist.of(List.of()), loader);
-        String first = verdict(fresh, hostile, false);
+        String first = Verdicts.ofDeserialize(fresh, hostile);
         fresh.deserialize(fresh.serialize("used")); // the pooled Kryo has now resolved a class id
         assertEquals("IOException", first);
-        assertEquals(first, verdict(fresh, hostile, false));
+        assertEquals(first, Verdicts.ofDeserialize(fresh, hostile));
     }
 }
