@@ -26,6 +26,10 @@ import java.util.function.BiConsumer;
  * for a (backup, session) pair waits, a newer one is merged into it (only the newest state travels). The
  * queue is bounded in entries and bytes: when full, the oldest waiting update is dropped and its session is
  * told to send a full copy next time.
+ *
+ * <p>Invalidations travel the same way ({@link #enqueueInvalidation}), after the batch window, beside the
+ * updates. They replace whatever update of their session still waits, and are never dropped: when the
+ * queue is full, {@code enqueueInvalidation} refuses and the caller sends the invalidation itself.
  */
 final class AsyncSender implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AsyncSender.class.getName());
@@ -48,7 +52,19 @@ final class AsyncSender implements AutoCloseable {
     private record Key(String target, String sessionId) {
     }
 
-    private record Pending(Member target, SessionUpdate update) {
+    /** An update for the target, or (update null) the invalidation of a session. */
+    private record Pending(Member target, String sessionId, SessionUpdate update) {
+        static Pending invalidation(Member target, String sessionId) {
+            return new Pending(target, sessionId, null);
+        }
+
+        boolean isInvalidation() {
+            return update == null;
+        }
+
+        long valueBytes() {
+            return update == null ? 0 : update.valueBytes();
+        }
     }
 
     /**
@@ -79,19 +95,22 @@ final class AsyncSender implements AutoCloseable {
         lock.lock();
         try {
             Pending waiting = queue.get(key);
+            if (waiting != null && waiting.isInvalidation()) {
+                return; // the session is invalidated: the backup would refuse this update anyway
+            }
             if (waiting != null) {
                 SessionUpdate merged = waiting.update().toVersion() == update.fromVersion() || update.full()
                         ? waiting.update().followedBy(update)
                         : update;
-                queuedBytes += merged.valueBytes() - waiting.update().valueBytes();
-                queue.put(key, new Pending(target, merged));
+                queuedBytes += merged.valueBytes() - waiting.valueBytes();
+                queue.put(key, new Pending(target, update.sessionId(), merged));
                 metrics.coalesced.increment();
             } else {
-                queue.put(key, new Pending(target, update));
+                queue.put(key, new Pending(target, update.sessionId(), update));
                 queuedBytes += update.valueBytes();
             }
-            while (queue.size() > maxEntries || (queuedBytes > maxBytes && queue.size() > 1)) {
-                dropOldest();
+            while ((queue.size() > maxEntries || (queuedBytes > maxBytes && queue.size() > 1)) && dropOldestUpdate()) {
+                // dropped one
             }
             notEmpty.signal();
         } finally {
@@ -99,37 +118,74 @@ final class AsyncSender implements AutoCloseable {
         }
     }
 
-    private void dropOldest() {
+    /**
+     * Queues the invalidation of a session for each of {@code targets}, in place of any update of it still
+     * waiting. Returns false, queuing nothing, when the queue is full or closed: the caller then sends the
+     * invalidation itself, since an invalidation must not be dropped like an update.
+     */
+    boolean enqueueInvalidation(List<Member> targets, String sessionId) {
+        if (closed) {
+            return false;
+        }
+        lock.lock();
+        try {
+            if (queue.size() + targets.size() > maxEntries) {
+                return false;
+            }
+            for (Member target : targets) {
+                Pending replaced = queue.remove(new Key(target.name(), sessionId));
+                if (replaced != null) {
+                    queuedBytes -= replaced.valueBytes();
+                }
+                queue.put(new Key(target.name(), sessionId), Pending.invalidation(target, sessionId));
+            }
+            notEmpty.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops the oldest waiting update (never an invalidation); false when only invalidations wait. */
+    private boolean dropOldestUpdate() {
         Iterator<Map.Entry<Key, Pending>> it = queue.entrySet().iterator();
-        Map.Entry<Key, Pending> oldest = it.next();
-        it.remove();
-        queuedBytes -= oldest.getValue().update().valueBytes();
-        metrics.dropped.increment();
-        onDropped.accept(oldest.getKey().sessionId(), oldest.getKey().target());
+        while (it.hasNext()) {
+            Map.Entry<Key, Pending> oldest = it.next();
+            if (oldest.getValue().isInvalidation()) {
+                continue;
+            }
+            it.remove();
+            queuedBytes -= oldest.getValue().valueBytes();
+            metrics.dropped.increment();
+            onDropped.accept(oldest.getKey().sessionId(), oldest.getKey().target());
+            return true;
+        }
+        return false;
     }
 
     /** Forgets queued updates of one session for one backup (it is being released). */
     void discard(String sessionId, String target) {
         lock.lock();
         try {
-            Pending gone = queue.remove(new Key(target, sessionId));
-            if (gone != null) {
-                queuedBytes -= gone.update().valueBytes();
+            Pending gone = queue.get(new Key(target, sessionId));
+            if (gone != null && !gone.isInvalidation()) {
+                queue.remove(new Key(target, sessionId));
+                queuedBytes -= gone.valueBytes();
             }
         } finally {
             lock.unlock();
         }
     }
 
-    /** Forgets queued updates of an invalidated session. */
+    /** Forgets queued updates of a session this node no longer serves (its invalidations stay). */
     void discard(String sessionId) {
         lock.lock();
         try {
             Iterator<Map.Entry<Key, Pending>> it = queue.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Key, Pending> e = it.next();
-                if (e.getKey().sessionId().equals(sessionId)) {
-                    queuedBytes -= e.getValue().update().valueBytes();
+                if (e.getKey().sessionId().equals(sessionId) && !e.getValue().isInvalidation()) {
+                    queuedBytes -= e.getValue().valueBytes();
                     it.remove();
                 }
             }
@@ -176,6 +232,10 @@ final class AsyncSender implements AutoCloseable {
     }
 
     private void send(Pending pending) {
+        if (pending.isInvalidation()) {
+            sendInvalidation(pending);
+            return;
+        }
         try {
             byte[] bytes = WireCodec.encode(new Message.Update(pending.update(), false));
             transport.send(pending.target(), bytes);
@@ -184,9 +244,19 @@ final class AsyncSender implements AutoCloseable {
             metrics.valueBytesSent.increment(pending.update().valueBytes());
         } catch (Throwable e) {
             metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not send session " + LogIds.shortForm(pending.update().sessionId())
+            LOG.log(System.Logger.Level.WARNING, "could not send session " + LogIds.shortForm(pending.sessionId())
                     + " to " + pending.target().name() + ": " + e);
-            onDropped.accept(pending.update().sessionId(), pending.target().name());
+            onDropped.accept(pending.sessionId(), pending.target().name());
+        }
+    }
+
+    private void sendInvalidation(Pending pending) {
+        try {
+            transport.send(pending.target(), WireCodec.encode(new Message.Invalidate(pending.sessionId())));
+        } catch (Throwable e) {
+            metrics.failed.increment();
+            LOG.log(System.Logger.Level.WARNING, "could not send the invalidation of session "
+                    + LogIds.shortForm(pending.sessionId()) + " to " + pending.target().name() + ": " + e);
         }
     }
 

@@ -53,6 +53,7 @@ final class NodeState {
     final java.util.Set<String> acquiring = ConcurrentHashMap.newKeySet();
     final AsyncSender sender;
     private volatile List<Member> members;
+    private volatile List<Member> others = List.of();
     private volatile boolean closed;
 
     NodeState(ReplicationConfig config, ReplicationTransport transport, Clock clock, ReplicationMetrics metrics,
@@ -88,8 +89,14 @@ final class NodeState {
         return members;
     }
 
+    /** The members of the current view except this node. */
+    List<Member> others() {
+        return others;
+    }
+
     void setMembers(List<Member> view) {
         this.members = List.copyOf(view);
+        this.others = members.stream().filter(m -> !m.name().equals(self.name())).toList();
     }
 
     boolean acquiring(String sessionId) {

@@ -2,6 +2,7 @@ package io.sessionrep.core;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.config.ReplicationTrigger;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.serial.ClassAllowlist;
@@ -228,14 +229,25 @@ public final class SessionReplicator implements AutoCloseable {
         return restored;
     }
 
-    /** The container invalidated or expired the session here: every copy in the cluster is removed. */
+    /**
+     * The container invalidated or expired the session here: every copy in the cluster is removed. In sync
+     * mode the invalidation leaves before the request ends, as its updates do. In async mode it travels
+     * with the updates, after the batch window: this node answers for the session meanwhile (a request for
+     * it elsewhere asks this node first, which knows it is invalidated), and a crash within that window can
+     * lose it, as it can lose the last update.
+     */
     public void invalidate(String sessionId) {
         node.tombstones.add(sessionId);
         node.dropPrimary(sessionId);
         node.backups.remove(sessionId);
-        if (!node.closed()) {
-            node.transport.broadcast(WireCodec.encode(new Message.Invalidate(sessionId)));
+        if (node.closed()) {
+            return;
         }
+        if (node.config.replicationMode() == ReplicationMode.ASYNC
+                && node.sender.enqueueInvalidation(node.others(), sessionId)) {
+            return;
+        }
+        node.transport.broadcast(WireCodec.encode(new Message.Invalidate(sessionId)));
     }
 
     // ------------------------------------------------------------------ state, for integrations and tests

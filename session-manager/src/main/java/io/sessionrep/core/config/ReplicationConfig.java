@@ -42,7 +42,6 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -71,7 +70,7 @@ import java.util.stream.Collectors;
  * and/or whitespace. A blank value means "not set here" (the default, or what an earlier source set).
  *
  * <p>Each option is declared once, as a row of {@link ConfigOption} (name, type, parser, check, default,
- * documentation); this class holds the values in an {@link EnumMap} read through that table, and keeps a
+ * documentation); this class holds the values in an array indexed by that table's rows, and keeps a
  * typed getter and builder setter per option for programmatic users. The rules between options are in
  * {@link Builder#build()}.
  *
@@ -86,13 +85,17 @@ public final class ReplicationConfig {
     /** Shortest accepted {@code cluster-key} secret. */
     public static final int MIN_CLUSTER_KEY_LENGTH = OptionParsers.MIN_CLUSTER_KEY_LENGTH;
 
-    /** Every option's value as held (typed as its {@link ConfigOption} row declares; null = not set). */
-    private final Map<ConfigOption, Object> values;
+    /**
+     * Every option's value as held, by {@link ConfigOption#ordinal()} (typed as its row declares; null = not
+     * set). An array: some getters run several times per request, and a map look-up cost more there.
+     */
+    private final Object[] values;
     /** The options set by a source (the others are defaults). */
     private final Set<ConfigOption> explicit;
 
     private ReplicationConfig(Builder b) {
-        this.values = Collections.unmodifiableMap(new EnumMap<>(b.values));
+        this.values = new Object[ConfigOption.values().length];
+        b.values.forEach((option, value) -> values[option.ordinal()] = value);
         this.explicit = Set.copyOf(b.explicit);
     }
 
@@ -358,13 +361,13 @@ public final class ReplicationConfig {
     }
 
     private String show(ConfigOption option) {
-        return option.spec().show(values.get(option));
+        return option.spec().show(values[option.ordinal()]);
     }
 
     /** The value of {@code option}, typed as its row declares (the getters' one implementation). */
     @SuppressWarnings("unchecked")
     private <T> T get(ConfigOption option) {
-        return (T) values.get(option);
+        return (T) values[option.ordinal()];
     }
 
     /** {@code web1.example.com} becomes {@code web1-3fa2}: allowed characters only, at most 64 of them. */

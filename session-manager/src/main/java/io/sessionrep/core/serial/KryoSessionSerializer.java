@@ -71,8 +71,7 @@ public final class KryoSessionSerializer implements SessionSerializer {
         if (output.getBuffer().length > POOLED_BUFFER_LIMIT) {
             output.setBuffer(new byte[4096], MAX_BUFFER); // do not pin large buffers in the pool
         }
-        tools.kryo.reset();
-        pool.free(tools);
+        pool.free(tools); // no reset here: Kryo resets itself after each top-level write or read (autoReset)
         return bytes;
     }
 
@@ -117,7 +116,6 @@ public final class KryoSessionSerializer implements SessionSerializer {
             }
             throw new IOException(t.toString(), t);
         }
-        tools.kryo.reset();
         pool.free(tools);
         if (leftOver != 0) {
             throw new IOException(leftOver + " bytes after the end of the value");

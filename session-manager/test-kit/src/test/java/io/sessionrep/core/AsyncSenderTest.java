@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The async queue: bounded in entries and bytes, coalescing, never blocking the caller. */
@@ -198,8 +199,83 @@ class AsyncSenderTest {
         }
     }
 
+    @Test
+    void anInvalidationReplacesTheWaitingUpdateOfItsSessionAndLeavesAfterWhatWasQueuedBefore() throws Exception {
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = network.transport("a", "a");
+        var b = network.transport("b", "b");
+        List<Message> received = new CopyOnWriteArrayList<>();
+        a.start(receiver(message -> { }));
+        b.start(receiver(message -> received.add(decode(message))));
+        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
+        try {
+            sender.enqueue(backup, update("cart", 0, 10));
+            sender.enqueue(backup, update("other", 0, 10));
+            assertTrue(sender.enqueueInvalidation(List.of(backup), "cart"));
+            sender.enqueue(backup, update("cart", 1, 10)); // too late: the session is invalidated
+            sender.discard("cart"); // what the primary does when it drops the session: the invalidation stays
+            sender.discard("cart", "b");
+            assertEquals(2, sender.entries());
+            assertEquals(10, sender.bytes(), "the replaced update's bytes no longer count");
+            assertTrue(sender.flush(10_000));
+            b.drain();
+            assertEquals(2, received.size(), "the other session's update and the invalidation: " + received);
+            assertEquals("other", ((Message.Update) received.get(0)).update().sessionId());
+            assertEquals(new Message.Invalidate("cart"), received.get(1));
+            assertEquals(List.of(), dropped);
+        } finally {
+            sender.close(1000);
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void invalidationsAreNeverDroppedAndAFullQueueRefusesThemInstead() throws Exception {
+        List<Message> sent = new CopyOnWriteArrayList<>();
+        ReplicationTransport recording = new DelegatingSlowTransport(stuck, release) {
+            @Override
+            public void send(Member target, byte[] message) {
+                super.send(target, message);
+                sent.add(decode(message));
+            }
+        };
+        AsyncSender sender = new AsyncSender(recording, metrics, 10, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id));
+        try {
+            sender.enqueue(backup, update("first", 0, 10)); // taken by the sender thread, which the network holds
+            org.awaitility.Awaitility.await().until(() -> sender.entries() == 0);
+            for (int i = 0; i < 5; i++) {
+                assertTrue(sender.enqueueInvalidation(List.of(backup), "gone" + i));
+            }
+            for (int i = 0; i < 20; i++) {
+                sender.enqueue(backup, update("s" + i, 0, 10));
+            }
+            assertEquals(10, sender.entries(), "bounded: 5 invalidations and the 5 newest updates");
+            assertEquals(15, dropped.size(), "only updates were dropped: " + dropped);
+            assertTrue(dropped.stream().allMatch(id -> id.startsWith("s")), "no invalidation dropped: " + dropped);
+            assertFalse(sender.enqueueInvalidation(List.of(backup), "refused"),
+                    "a full queue refuses an invalidation (the caller sends it itself)");
+            release.countDown();
+            assertTrue(sender.flush(10_000));
+            List<Message> invalidations = sent.stream().filter(m -> m instanceof Message.Invalidate).toList();
+            assertEquals(List.of(new Message.Invalidate("gone0"), new Message.Invalidate("gone1"), new Message.Invalidate("gone2"),
+                    new Message.Invalidate("gone3"), new Message.Invalidate("gone4")), invalidations);
+        } finally {
+            release.countDown();
+            sender.close(1000);
+        }
+    }
+
+    private static Message decode(byte[] message) {
+        try {
+            return WireCodec.decode(message);
+        } catch (MalformedMessageException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** Delegates to a real transport, but its first send waits for a gate. */
-    private static final class DelegatingSlowTransport implements ReplicationTransport {
+    private static class DelegatingSlowTransport implements ReplicationTransport {
         private final ReplicationTransport delegate;
         private final CountDownLatch gate;
 
