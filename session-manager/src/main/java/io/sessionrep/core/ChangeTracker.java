@@ -13,19 +13,25 @@ import java.util.Set;
  * <p>Thread-safe: concurrent requests on the same session may report at once.
  */
 public final class ChangeTracker {
-    private Set<String> written = new HashSet<>();
-    private Set<String> removed = new HashSet<>();
+    // Null until the first change: a live session that no request is changing right now (most of them,
+    // most of the time) then costs no sets, and a request that changes nothing allocates none.
+    private Set<String> written;
+    private Set<String> removed;
 
     /** setAttribute (also with the same value: the caller may have mutated it). */
     public synchronized void attributeSet(String name) {
-        removed.remove(name);
-        written.add(name);
+        if (removed != null) {
+            removed.remove(name);
+        }
+        written().add(name);
     }
 
     /** removeAttribute, or setAttribute(name, null). */
     public synchronized void attributeRemoved(String name) {
-        written.remove(name);
-        removed.add(name);
+        if (written != null) {
+            written.remove(name);
+        }
+        removed().add(name);
     }
 
     /**
@@ -35,8 +41,8 @@ public final class ChangeTracker {
     public void attributeRead(String name, Object value) {
         if (value != null && !ImmutableTypes.isKnownImmutable(value)) {
             synchronized (this) {
-                if (!removed.contains(name)) {
-                    written.add(name);
+                if (removed == null || !removed.contains(name)) {
+                    written().add(name);
                 }
             }
         }
@@ -44,24 +50,38 @@ public final class ChangeTracker {
 
     /** Takes and clears what was recorded. */
     public synchronized Changes drain() {
-        Changes changes = new Changes(written, removed);
-        written = new HashSet<>();
-        removed = new HashSet<>();
+        Changes changes = new Changes(written == null ? Set.of() : written, removed == null ? Set.of() : removed);
+        written = null;
+        removed = null;
         return changes;
     }
 
     /** Puts drained changes back (the replication could not be attempted and must not be lost). */
     public synchronized void restore(Changes changes) {
         for (String name : changes.written()) {
-            if (!removed.contains(name)) {
-                written.add(name);
+            if (removed == null || !removed.contains(name)) {
+                written().add(name);
             }
         }
         for (String name : changes.removed()) {
-            if (!written.contains(name)) {
-                removed.add(name);
+            if (written == null || !written.contains(name)) {
+                removed().add(name);
             }
         }
+    }
+
+    private Set<String> written() {
+        if (written == null) {
+            written = new HashSet<>();
+        }
+        return written;
+    }
+
+    private Set<String> removed() {
+        if (removed == null) {
+            removed = new HashSet<>();
+        }
+        return removed;
     }
 
     /**

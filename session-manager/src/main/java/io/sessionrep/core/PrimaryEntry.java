@@ -4,7 +4,6 @@ import io.sessionrep.core.delta.SessionUpdate;
 import io.sessionrep.core.store.SessionCopy;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -22,18 +21,19 @@ final class PrimaryEntry {
      * session promoted from a backup or granted by a hand-over: {@link #copy} then holds the values).
      */
     SessionSnapshot live;
-    // The sets below hold a few member names: created small (they are kept for every owned session).
+    // The sets below hold a few member names each, usually one or none, and are kept for every owned
+    // session: compact sets (MemberNames) rather than HashSets.
     /** The chosen backups: they hold {@code copy.version()} (or will, once queued updates arrive). */
-    final Set<String> syncedBackups = new HashSet<>(2);
+    final Set<String> syncedBackups = new MemberNames();
     /** Chosen backups that acknowledged holding the chain (a full copy or a sync update). */
-    final Set<String> confirmedBackups = new HashSet<>(2);
+    final Set<String> confirmedBackups = new MemberNames();
     /** Chosen backups sent a full copy for confirmation whose answer has not come yet (not sent twice). */
-    final Set<String> confirming = new HashSet<>(2);
+    final Set<String> confirming = new MemberNames();
     /**
      * Backups no longer chosen (membership changed) that still hold a copy. They are released only once
      * every chosen backup has acknowledged a copy: until then they may be the only up-to-date holders.
      */
-    final Set<String> formerBackups = new HashSet<>(2);
+    final Set<String> formerBackups = new MemberNames();
     /** Invalidated or taken over by another node: must not replicate any more. */
     boolean removed;
     /**

@@ -41,8 +41,8 @@ public final class SessionCopy {
     private long creationTime;
     private long lastAccessedTime;
     private int maxInactiveSeconds;
-    /** The serialized values, while this copy holds them. */
-    private final Map<String, byte[]> attributes = new HashMap<>();
+    /** The serialized values, while this copy holds them (then an empty map that holds no table). */
+    private Map<String, byte[]> attributes = new HashMap<>();
     /** Digests instead of values (null while this copy holds values). */
     private Map<String, ValueDigest> digests;
     /**
@@ -66,9 +66,10 @@ public final class SessionCopy {
     /** Applies a full copy or a delta whose {@code fromVersion} the caller has checked. */
     public void apply(SessionUpdate update) {
         if (update.full()) {
-            attributes.clear();
             if (digests != null) {
                 digests.clear();
+            } else {
+                attributes.clear();
             }
             valueBytes = 0;
         }
@@ -113,7 +114,7 @@ public final class SessionCopy {
         for (Map.Entry<String, byte[]> e : attributes.entrySet()) {
             digests.put(e.getKey(), ValueDigest.of(e.getValue()));
         }
-        attributes.clear();
+        attributes = Map.of(); // a cleared HashMap would keep its table, for every session a primary owns
     }
 
     /**
