@@ -8,9 +8,11 @@ import java.util.NoSuchElementException;
 
 /**
  * A set of a few member names, kept in an array sized to them. The primary keeps four such sets for every
- * session it owns ({@link PrimaryEntry}), usually holding one name or none: a {@code HashSet} takes about
- * 120 bytes for one name and 64 for none, this takes 48 and 24. Look-ups scan the array, which for the
- * handful of backups a session has is no slower than hashing. Not thread-safe: the owner synchronizes.
+ * session it owns ({@link PrimaryEntry}), usually holding one name or none. Counted from the object layout
+ * (compressed references), a {@code HashSet} takes about 120 bytes for one name and 64 for none, this 48 and
+ * 24; scenario 7 measured the primary's heap per session with this and two other cuts together
+ * (perf/results/20261125-memory). Look-ups scan the array: a session has a handful of backups at most. Not
+ * thread-safe: the owner synchronizes.
  */
 final class MemberNames extends AbstractSet<String> {
     private static final String[] NONE = {};

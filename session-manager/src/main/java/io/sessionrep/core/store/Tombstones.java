@@ -18,9 +18,10 @@ import net.openhft.hashing.LongHashFunction;
  * {@value #STRIPES} stripes (chosen by the top bits of one hash), each an open-addressing table with linear
  * probing over one {@code long[]}: per slot, the two hash halves and the expiry time in millis side by side,
  * so a lookup mostly reads one cache line. A slot costs 24 bytes; a stripe doubles when it would pass 3/4
- * full and halves back when a purge leaves it under 1/8 full, so an entry costs 32 to 64 bytes (about 50 at
- * a million entries: 48 MiB in all), against about 130 bytes and 4 objects per entry for the map of strings
- * it replaces; an empty set takes 24 KB. There is no object per entry: the garbage collector traces and
+ * full and shrinks back to half full when a purge leaves it under 1/8 full. By that layout an entry costs 32
+ * to 64 bytes while the set grows (about 50 at a million entries: 48 MiB in all), up to 192 in a stripe that
+ * purges emptied to just above 1/8, against about 130 bytes and 4 objects per entry (counted from the object
+ * layout with compressed references) for the map of strings it replaces; an empty set takes 24 KB. There is no object per entry: the garbage collector traces and
  * copies one array per stripe, whatever the number of tombstones (and none large enough to be a humongous
  * object for G1, see {@link #STRIPES}).
  *

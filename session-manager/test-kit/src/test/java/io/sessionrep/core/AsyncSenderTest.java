@@ -128,12 +128,10 @@ class AsyncSenderTest {
 
     @Test
     void updatesOfOneSessionCoalesceIntoTheNewest() throws Exception {
-        InMemoryNetwork network = new InMemoryNetwork();
-        var a = network.transport("a", "a");
-        var b = network.transport("b", "b");
         List<byte[]> received = new CopyOnWriteArrayList<>();
-        a.start(receiver(message -> { }));
-        b.start(receiver(received::add));
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = started(network, "a", message -> { });
+        var b = started(network, "b", received::add);
         CountDownLatch gate = new CountDownLatch(1);
         ReplicationTransport slow = new DelegatingSlowTransport(a, gate);
         AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id));
@@ -159,18 +157,10 @@ class AsyncSenderTest {
 
     @Test
     void updatesWaitForTheBatchWindowAndOneSessionsMergeIntoOne() throws Exception {
-        InMemoryNetwork network = new InMemoryNetwork();
-        var a = network.transport("a", "a");
-        var b = network.transport("b", "b");
         List<SessionUpdate> received = new CopyOnWriteArrayList<>();
-        a.start(receiver(message -> { }));
-        b.start(receiver(message -> {
-            try {
-                received.add(((Message.Update) WireCodec.decode(message)).update());
-            } catch (MalformedMessageException e) {
-                throw new AssertionError(e);
-            }
-        }));
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = started(network, "a", message -> { });
+        var b = started(network, "b", message -> received.add(((Message.Update) decode(message)).update()));
         // a window far longer than the enqueues take, so that the test does not depend on the machine's speed
         AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
         try {
@@ -201,12 +191,10 @@ class AsyncSenderTest {
 
     @Test
     void anInvalidationReplacesTheWaitingUpdateOfItsSessionAndLeavesAfterWhatWasQueuedBefore() throws Exception {
-        InMemoryNetwork network = new InMemoryNetwork();
-        var a = network.transport("a", "a");
-        var b = network.transport("b", "b");
         List<Message> received = new CopyOnWriteArrayList<>();
-        a.start(receiver(message -> { }));
-        b.start(receiver(message -> received.add(decode(message))));
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = started(network, "a", message -> { });
+        var b = started(network, "b", message -> received.add(decode(message)));
         AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
         try {
             sender.enqueue(backup, update("cart", 0, 10));
@@ -264,6 +252,13 @@ class AsyncSenderTest {
             release.countDown();
             sender.close(1000);
         }
+    }
+
+    /** A node of {@code network} whose one-way messages go to {@code onMessage}. */
+    private static InMemoryNetwork.Node started(InMemoryNetwork network, String name, java.util.function.Consumer<byte[]> onMessage) {
+        var transport = network.transport(name, name);
+        transport.start(receiver(onMessage));
+        return transport;
     }
 
     private static Message decode(byte[] message) {

@@ -1,10 +1,8 @@
 package io.sessionrep.core.store;
 
-import java.time.Clock;
+import io.sessionrep.core.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -19,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TombstonesTest {
     private static final Duration TTL = Duration.ofMinutes(10);
 
-    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.123Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00.123Z"));
 
     @Test
     void containsWhatWasAddedUntilRemovedOrCleared() {
@@ -273,37 +271,6 @@ class TombstonesTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
-        }
-    }
-
-    /**
-     * A clock moved by hand. test-kit's MutableClock is the same, but test-kit depends on this module, so
-     * this module's own tests cannot use it.
-     */
-    private static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        ManualClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }
