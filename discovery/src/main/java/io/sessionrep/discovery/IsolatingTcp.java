@@ -34,17 +34,26 @@ import java.util.List;
  *       order loses nothing by it: the data already written is still delivered before the FIN (no
  *       SO_LINGER 0 here), only JGroups' close marker is not sent.</li>
  * </ol>
- * Nothing changes on the wire: in a channel every transport takes TP's protocol id, so nodes with this
+ * It also lets the bundler send frames of up to {@value #MAX_BUNDLE_SIZE} bytes instead of 64,000, so that
+ * FRAG4 may cut messages into fragments of {@value UpperProtocols#TCP_FRAG_SIZE} bytes (JGroups requires fragments
+ * below the bundle size). Over TCP nothing needs small fragments, and each one costs the receiver a copy.
+ * <p>Nothing changes on the wire: in a channel every transport takes TP's protocol id, so nodes with this
  * transport and nodes with plain TCP (an older release, or a {@code jgroups-config} stack) talk to each
  * other.
  */
 public class IsolatingTcp extends TCP {
+
+    /** The longest frame of bundled messages, and the bound above a fragment (JGroups' default is 64,000). */
+    static final int MAX_BUNDLE_SIZE = 1_000_000;
 
     @Override
     public void init() throws Exception {
         super.init(); // creates the bundler; it reads use_single_sender_thread when it starts
         if (getBundler() instanceof BaseBundler bundler) {
             bundler.useSingleSenderThread(false);
+            // before FRAG4's init, which checks its fragments against it. The connections' 64 KiB output buffers
+            // stay: a longer frame is written past the buffer, and a 1 MB buffer per connection would cost memory
+            bundler.setMaxSize(MAX_BUNDLE_SIZE);
         }
     }
 

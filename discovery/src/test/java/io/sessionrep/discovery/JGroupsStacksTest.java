@@ -130,6 +130,20 @@ class JGroupsStacksTest {
     }
 
     @Test
+    void fragmentsFitTheDatagramOverUdpAndTheFrameCapOverTcp() {
+        List<Protocol> udp = JGroupsStacks.build(config(DiscoveryMode.MULTICAST).build());
+        assertEquals(60_000, find(udp, FRAG4.class).getFragSize(), "below UDP's 64 KiB datagram");
+        for (long maxSessionSize : new long[] {1024, 64 * 1024, 1024 * 1024}) {
+            List<Protocol> tcp = JGroupsStacks.build(config(DiscoveryMode.STATIC).maxSessionSize(maxSessionSize).build());
+            int fragSize = find(tcp, FRAG4.class).getFragSize();
+            assertEquals(960_000, fragSize, "a 10 x 50 KiB session travels as one message");
+            // a fragment's frame: the fragment, JGroups' headers (well below 64 KiB), the length prefix
+            assertTrue(fragSize + 64 * 1024 < ((TCP) tcp.get(0)).getMaxLength(), "max-session-size " + maxSessionSize);
+            assertTrue(fragSize < find(tcp, UFC.class).getMaxCredits(), "a fragment never waits for more credits than exist");
+        }
+    }
+
+    @Test
     void dynamicStackIsTcpWithMping() throws Exception {
         List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.DYNAMIC)
                 .multicastAddress("228.8.8.10").multicastPort(46000).build());

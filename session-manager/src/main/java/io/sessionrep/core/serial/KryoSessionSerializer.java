@@ -58,6 +58,9 @@ public final class KryoSessionSerializer implements SessionSerializer {
 
     @Override
     public byte[] serialize(Object value) throws NotSerializableException {
+        if (value instanceof byte[] array && array.length <= MAX_BUFFER - 16) {
+            return wholeByteArray(array);
+        }
         Tools tools = pool.obtain();
         Output output = tools.output;
         byte[] bytes;
@@ -73,6 +76,27 @@ public final class KryoSessionSerializer implements SessionSerializer {
         }
         pool.free(tools); // no reset here: Kryo resets itself after each top-level write or read (autoReset)
         return bytes;
+    }
+
+    /**
+     * A {@code byte[]} value exactly as {@code writeClassAndObject} writes it (the class header, its length + 1
+     * as a varint, the bytes), written straight into an array of its final size: no pooled Kryo, and the bytes
+     * are copied once instead of twice (into the output buffer, then out of it). Large values are mostly
+     * {@code byte[]}; for 50 KiB values this copy is the whole cost of serializing them.
+     */
+    byte[] wholeByteArray(byte[] array) {
+        int header = byteArrayHeader.length;
+        int lengthPlusOne = array.length + 1;
+        byte[] out = new byte[header + Output.varIntLength(lengthPlusOne, true) + array.length];
+        System.arraycopy(byteArrayHeader, 0, out, 0, header);
+        int position = header;
+        while ((lengthPlusOne & ~0x7f) != 0) { // Kryo's positive varint: 7 bits at a time, low bits first
+            out[position++] = (byte) ((lengthPlusOne & 0x7f) | 0x80);
+            lengthPlusOne >>>= 7;
+        }
+        out[position++] = (byte) lengthPlusOne;
+        System.arraycopy(array, 0, out, position, array.length);
+        return out;
     }
 
     private static NotSerializableException notSerializable(Throwable failure, Object value) {

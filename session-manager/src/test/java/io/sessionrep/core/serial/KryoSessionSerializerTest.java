@@ -77,6 +77,23 @@ class KryoSessionSerializerTest {
     }
 
     @Test
+    void aByteArrayValueIsWrittenExactlyAsKryoWritesIt() throws Exception {
+        SessionKryo kryo = new SessionKryo(ClassAllowlist.of(List.of()), loader);
+        java.util.Random random = new java.util.Random(11);
+        for (int length : new int[] {0, 1, 126, 127, 128, 16_382, 16_383, 16_384, 51_200, 2_097_150, 2_097_151, 2_097_152}) {
+            byte[] value = new byte[length];
+            random.nextBytes(value);
+            com.esotericsoftware.kryo.io.Output output = new com.esotericsoftware.kryo.io.Output(64, -1);
+            kryo.writeClassAndObject(output, value);
+            byte[] fast = jdkOnly.serialize(value);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(output.toBytes(), fast, "length " + length);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(value, (byte[]) jdkOnly.deserialize(fast), "length " + length);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(value, (byte[]) kryo.readClassAndObject(
+                    new com.esotericsoftware.kryo.io.Input(fast)), "length " + length);
+        }
+    }
+
+    @Test
     void aWholeByteArrayIsRecognizedWithoutDecodingAndEveryOtherShapeGetsDeserializesVerdict() throws Exception {
         java.util.Random random = new java.util.Random(7);
         for (int length : new int[] {0, 1, 126, 127, 128, 16_383, 16_384, 51_200, 2_097_151, 2_097_152}) {
