@@ -30,17 +30,9 @@ import java.util.function.BiConsumer;
  * <p>Invalidations travel the same way ({@link #enqueueInvalidation}), after the batch window, beside the
  * updates. They replace whatever update of their session still waits, and are never dropped: when the
  * queue is full, {@code enqueueInvalidation} refuses and the caller sends the invalidation itself.
- *
- * <p>What one window gathered for one backup travels as one message ({@link Message.Batch}), in queue
- * order, in frames of at most {@value #MAX_BATCH_BYTES} bytes of values; an item alone in its frame travels
- * as a plain update or invalidation. The transport's cost per message (JGroups' headers, its reliability
- * bookkeeping, the receiver's dispatch) is then paid once per backup and window instead of once per session.
  */
 final class AsyncSender implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AsyncSender.class.getName());
-
-    /** Values (bytes) that one batch message carries at most; a larger update travels alone. */
-    static final long MAX_BATCH_BYTES = 256 * 1024;
 
     private final ReplicationTransport transport;
     private final ReplicationMetrics metrics;
@@ -232,66 +224,10 @@ final class AsyncSender implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            sendAll(batch);
+            for (Pending pending : batch) { // in queue order: the updates of one (backup, session) pair stay in order
+                send(pending);
+            }
             batch.clear();
-        }
-    }
-
-    /**
-     * One message per backup and frame, each backup's items in queue order. The queue holds one item per
-     * (backup, session) pair, so the order of a pair's updates is the order of the windows, as before.
-     */
-    private void sendAll(List<Pending> batch) {
-        Map<String, List<Pending>> byTarget = new LinkedHashMap<>();
-        for (Pending pending : batch) {
-            byTarget.computeIfAbsent(pending.target().name(), name -> new ArrayList<>()).add(pending);
-        }
-        for (List<Pending> toOne : byTarget.values()) {
-            int first = 0;
-            long frameBytes = 0;
-            for (int i = 0; i < toOne.size(); i++) {
-                long size = toOne.get(i).valueBytes();
-                if (i > first && frameBytes + size > MAX_BATCH_BYTES) {
-                    sendFrame(toOne.subList(first, i));
-                    first = i;
-                    frameBytes = 0;
-                }
-                frameBytes += size;
-            }
-            sendFrame(toOne.subList(first, toOne.size()));
-        }
-    }
-
-    private void sendFrame(List<Pending> frame) {
-        if (frame.size() == 1) {
-            send(frame.get(0));
-            return;
-        }
-        Member target = frame.get(0).target();
-        List<Message> items = new ArrayList<>(frame.size());
-        for (Pending pending : frame) {
-            items.add(pending.isInvalidation() ? new Message.Invalidate(pending.sessionId())
-                    : new Message.Update(pending.update(), false));
-        }
-        try {
-            byte[] bytes = WireCodec.encode(new Message.Batch(items));
-            transport.send(target, bytes);
-            metrics.bytesSent.increment(bytes.length);
-            for (Pending pending : frame) {
-                if (!pending.isInvalidation()) {
-                    (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
-                    metrics.valueBytesSent.increment(pending.update().valueBytes());
-                }
-            }
-        } catch (Throwable e) {
-            metrics.failed.increment(frame.size());
-            LOG.log(System.Logger.Level.WARNING, "could not send " + frame.size() + " updates and invalidations to "
-                    + target.name() + ": " + e);
-            for (Pending pending : frame) {
-                if (!pending.isInvalidation()) {
-                    onDropped.accept(pending.sessionId(), target.name());
-                }
-            }
         }
     }
 

@@ -54,17 +54,6 @@ final class IncomingMessages implements MessageReceiver {
             }
             return null;
         }
-        if (message instanceof Message.Batch batch) {
-            for (Message item : batch.items()) { // one-way: updates without acknowledgement and invalidations
-                handle(sender, item);
-            }
-            return null;
-        }
-        return handle(sender, message);
-    }
-
-    /** Handles one message of a member of the view; returns the reply, if it has one. Never throws. */
-    private byte[] handle(Member sender, Message message) {
         try {
             if (message instanceof Message.Update m) {
                 return onUpdate(sender, m);

@@ -18,23 +18,6 @@ public sealed interface Message {
     }
 
     /**
-     * Primary to backup, one-way: several {@link Update}s (none asking for an acknowledgement) and
-     * {@link Invalidate}s that the async sender sends together, to be handled in this order. One message
-     * instead of one per session: the transport's cost per message is paid once per batch.
-     */
-    record Batch(java.util.List<Message> items) implements Message {
-        public Batch {
-            items = java.util.List.copyOf(items);
-            for (Message item : items) {
-                if (!(item instanceof Invalidate || item instanceof Update u && !u.ackRequested())) {
-                    throw new IllegalArgumentException("a batch carries updates without acknowledgement and"
-                            + " invalidations only, not " + item);
-                }
-            }
-        }
-    }
-
-    /**
      * {@code owner} is now the primary of the session, at {@code version}. {@code serving}: the owner took it
      * over for a request (false: it promoted a backup proactively after the primary left, and serves
      * nothing yet). At equal versions a serving owner outranks a promoted one. {@code handedOver}: the

@@ -53,7 +53,6 @@ public final class WireCodec {
     private static final byte ACQUIRE = 12;
     private static final byte ACQUIRE_REPLY = 13;
     private static final byte ACQUIRE_CANCEL = 14;
-    private static final byte BATCH = 15;
 
     /**
      * Versions above this are refused: a node adds one per change or hand-over, so it is never reached, and
@@ -80,18 +79,6 @@ public final class WireCodec {
         } else if (message instanceof Message.Invalidate m) {
             w.u8(INVALIDATE);
             w.string(m.sessionId());
-        } else if (message instanceof Message.Batch m) {
-            w.u8(BATCH);
-            w.i32(m.items().size());
-            for (Message item : m.items()) { // the items as they would travel alone, without magic and version
-                if (item instanceof Message.Update u) {
-                    w.u8(UPDATE);
-                    writeUpdate(w, u.update(), false);
-                } else {
-                    w.u8(INVALIDATE);
-                    w.string(((Message.Invalidate) item).sessionId());
-                }
-            }
         } else if (message instanceof Message.Ownership m) {
             w.u8(OWNERSHIP);
             w.string(m.sessionId());
@@ -172,14 +159,6 @@ public final class WireCodec {
     private static int estimate(Message message) {
         if (message instanceof Message.Update m) {
             return (int) Math.min(Integer.MAX_VALUE - 1024, 3 + updateSize(m.update()));
-        }
-        if (message instanceof Message.Batch m) {
-            long size = 3 + 4;
-            for (Message item : m.items()) {
-                size += 1 + (item instanceof Message.Update u ? updateSize(u.update())
-                        : stringSize(((Message.Invalidate) item).sessionId()));
-            }
-            return (int) Math.min(Integer.MAX_VALUE - 1024, size);
         }
         if (message instanceof Message.FetchReply m && m.copy() != null) {
             return (int) Math.min(Integer.MAX_VALUE - 1024, 4 + updateSize(m.copy()));
@@ -275,25 +254,6 @@ public final class WireCodec {
                 yield new Message.Ack(Message.AckStatus.values()[status], r.i64());
             }
             case INVALIDATE -> new Message.Invalidate(r.string());
-            case BATCH -> {
-                int count = r.count(1 + 2); // the smallest item: an invalidation of an empty id
-                java.util.List<Message> items = new java.util.ArrayList<>(count);
-                for (int i = 0; i < count; i++) {
-                    int itemType = r.u8();
-                    if (itemType == UPDATE) {
-                        int flags = r.u8();
-                        if ((flags & FLAG_ACK) != 0) {
-                            throw new MalformedMessageException("an update in a batch cannot ask for an acknowledgement");
-                        }
-                        items.add(new Message.Update(readUpdateAfterFlags(r, flags), false));
-                    } else if (itemType == INVALIDATE) {
-                        items.add(new Message.Invalidate(r.string()));
-                    } else {
-                        throw new MalformedMessageException("message type " + itemType + " cannot travel in a batch");
-                    }
-                }
-                yield new Message.Batch(items);
-            }
             case OWNERSHIP -> {
                 String id = r.string();
                 long ownedAt = r.i64();

@@ -73,9 +73,6 @@ class WireCodecTest {
         if (m instanceof Message.FetchReply r) {
             return "F" + (r.copy() == null ? "-" : describe(r.copy()));
         }
-        if (m instanceof Message.Batch b) {
-            return "B" + b.items().stream().map(WireCodecTest::normalize).toList();
-        }
         return m.toString();
     }
 
@@ -99,38 +96,6 @@ class WireCodecTest {
             byte[] truncated = java.util.Arrays.copyOf(good, len);
             assertThrows(MalformedMessageException.class, () -> WireCodec.decode(truncated));
         }
-    }
-
-    @Test
-    void aBatchCarriesUpdatesWithoutAcknowledgementAndInvalidationsInOrderAndNothingElse() throws Exception {
-        SessionUpdate large = new SessionUpdate("x", 0, 1, true, 1, 2, 0, Map.of("a", new byte[70_000]), Set.of());
-        Message.Batch batch = new Message.Batch(List.of(new Message.Update(DELTA, false), new Message.Invalidate("gone"),
-                new Message.Update(large, false)));
-        byte[] bytes = WireCodec.encode(batch);
-        assertEquals(3 + 4 + (1 + WireCodec.updateSize(DELTA)) + (1 + WireCodec.stringSize("gone"))
-                + (1 + WireCodec.updateSize(large)), bytes.length, "sized exactly, as a lone update is");
-        assertEquals(normalize(batch), normalize(WireCodec.decode(bytes)));
-
-        assertThrows(IllegalArgumentException.class, () -> new Message.Batch(List.of(new Message.Update(DELTA, true))));
-        assertThrows(IllegalArgumentException.class, () -> new Message.Batch(List.of(new Message.Fetch("x"))));
-        assertThrows(IllegalArgumentException.class, () -> new Message.Batch(List.of(batch)));
-        int firstItem = 3 + 4; // magic, version, type, count
-        byte[] acked = bytes.clone();
-        acked[firstItem + 1] |= 2; // the first update's flags ask for an acknowledgement
-        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(acked)).getMessage()
-                .contains("acknowledgement"));
-        for (byte type : new byte[] {2, 5, 15}) { // an ack, a fetch, a nested batch
-            byte[] other = bytes.clone();
-            other[firstItem] = type;
-            assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(other)).getMessage()
-                    .contains("cannot travel in a batch"), "type " + type);
-        }
-        byte[] hugeCount = bytes.clone();
-        hugeCount[3] = 0x7f; // 2^31 items in a few bytes: refused before anything is allocated
-        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hugeCount));
-        byte[] oneMore = bytes.clone();
-        oneMore[6] = 4; // one item more than the bytes hold
-        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(oneMore));
     }
 
     @Test
@@ -164,8 +129,7 @@ class WireCodecTest {
     @Test
     void randomAndMutatedInputNeverThrowsAnythingElse() {
         Random random = new Random(Long.getLong("sessionrep.fuzz.seed", 20261121L));
-        byte[][] valids = {WireCodec.encode(new Message.Update(DELTA, true)), WireCodec.encode(new Message.Batch(List.of(
-                new Message.Update(DELTA, false), new Message.Invalidate("gone"), new Message.Update(DELTA, false))))};
+        byte[] valid = WireCodec.encode(new Message.Update(DELTA, true));
         int decoded = 0;
         for (int i = 0; i < ITERATIONS; i++) {
             byte[] input;
@@ -177,7 +141,7 @@ class WireCodecTest {
                     input[1] = WireCodec.VERSION;
                 }
             } else {
-                input = valids[(i / 2) % 2].clone();
+                input = valid.clone();
                 for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
                     input[random.nextInt(input.length)] = (byte) random.nextInt(256);
                 }
