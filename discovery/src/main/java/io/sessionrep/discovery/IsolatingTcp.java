@@ -34,6 +34,7 @@ import java.util.List;
  *       order loses nothing by it: the data already written is still delivered before the FIN (no
  *       SO_LINGER 0 here), only JGroups' close marker is not sent.</li>
  * </ol>
+ * Its server logs the failed goodbye to a peer that was killed at DEBUG, not ERROR ({@link CrashedPeerCloseLog}).
  * It also lets the bundler send frames of up to {@value #MAX_BUNDLE_SIZE} bytes instead of 64,000, so that
  * FRAG4 may cut messages into fragments of {@value UpperProtocols#TCP_FRAG_SIZE} bytes (JGroups requires fragments
  * below the bundle size). Over TCP nothing needs small fragments, and each one costs the receiver a copy.
@@ -55,6 +56,19 @@ public class IsolatingTcp extends TCP {
             // stay: a longer frame is written past the buffer, and a 1 MB buffer per connection would cost memory
             bundler.setMaxSize(MAX_BUNDLE_SIZE);
         }
+    }
+
+    @Override
+    public void start() throws Exception {
+        super.start(); // creates the server, which logs through this protocol's log
+        if (srv != null) {
+            srv.log(new CrashedPeerCloseLog(log)); // a killed peer is not an ERROR on every other member
+        }
+    }
+
+    /** The log the TCP server writes to (tests); null before start. */
+    org.jgroups.logging.Log serverLog() {
+        return srv == null ? null : srv.log();
     }
 
     @Override

@@ -76,6 +76,10 @@ class JGroupsStacksTest {
                     transport.getId());
             // a sender thread per destination, set when the stack is initialized (the bundler exists from then)
             assertFalse(((org.jgroups.protocols.BaseBundler) transport.getBundler()).useSingleSenderThread());
+            assertEquals(IsolatingTcp.MAX_BUNDLE_SIZE, transport.getBundler().getMaxSize(), "above TCP's fragments");
+            // its server, created when the channel connects, logs a failed goodbye to a killed peer at DEBUG
+            channel.connect("isolating-tcp-" + System.nanoTime());
+            assertInstanceOf(CrashedPeerCloseLog.class, ((IsolatingTcp) transport).serverLog());
         }
     }
 

@@ -1,0 +1,58 @@
+package io.sessionrep.discovery;
+
+import org.jgroups.logging.Log;
+
+/**
+ * The TCP server's log, with one message taken down from ERROR to DEBUG: {@code failed sending graceful close to
+ * <peer>: Broken pipe}. JGroups' connection reader closes its connection when the peer's side ends, and first
+ * writes a goodbye marker to it. When the peer was killed (kill -9, a crash, a lost machine), its kernel has
+ * reset the connection, the write fails, and JGroups logged that at ERROR, which Tomcat shows as SEVERE, on
+ * every member, for an event the cluster already handles (the member is suspected and removed from the view,
+ * and its sessions are taken over). The connection is closed either way. Every other message passes unchanged.
+ */
+final class CrashedPeerCloseLog implements Log {
+
+    /** How JGroups' {@code TcpConnection.closeGracefully} words the failure (JGroups 5.5). */
+    static final String GRACEFUL_CLOSE_FAILURE = "%s: failed sending graceful close to %s: %s";
+
+    private final Log delegate;
+
+    CrashedPeerCloseLog(Log delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public void error(String format, Object... args) {
+        if (GRACEFUL_CLOSE_FAILURE.equals(format)) {
+            delegate.debug(format, args);
+        } else {
+            delegate.error(format, args);
+        }
+    }
+
+    @Override public boolean isFatalEnabled() { return delegate.isFatalEnabled(); }
+    @Override public boolean isErrorEnabled() { return delegate.isErrorEnabled(); }
+    @Override public boolean isWarnEnabled() { return delegate.isWarnEnabled(); }
+    @Override public boolean isInfoEnabled() { return delegate.isInfoEnabled(); }
+    @Override public boolean isDebugEnabled() { return delegate.isDebugEnabled(); }
+    @Override public boolean isTraceEnabled() { return delegate.isTraceEnabled(); }
+    @Override public void fatal(String msg) { delegate.fatal(msg); }
+    @Override public void fatal(String format, Object... args) { delegate.fatal(format, args); }
+    @Override public void fatal(String msg, Throwable throwable) { delegate.fatal(msg, throwable); }
+    @Override public void error(String msg) { delegate.error(msg); }
+    @Override public void error(String msg, Throwable throwable) { delegate.error(msg, throwable); }
+    @Override public void warn(String msg) { delegate.warn(msg); }
+    @Override public void warn(String format, Object... args) { delegate.warn(format, args); }
+    @Override public void warn(String msg, Throwable throwable) { delegate.warn(msg, throwable); }
+    @Override public void info(String msg) { delegate.info(msg); }
+    @Override public void info(String format, Object... args) { delegate.info(format, args); }
+    @Override public void debug(String msg) { delegate.debug(msg); }
+    @Override public void debug(String format, Object... args) { delegate.debug(format, args); }
+    @Override public void debug(String msg, Throwable throwable) { delegate.debug(msg, throwable); }
+    @Override public void trace(Object obj) { delegate.trace(obj); }
+    @Override public void trace(String msg) { delegate.trace(msg); }
+    @Override public void trace(String format, Object... args) { delegate.trace(format, args); }
+    @Override public void trace(String msg, Throwable throwable) { delegate.trace(msg, throwable); }
+    @Override public void setLevel(String level) { delegate.setLevel(level); }
+    @Override public String getLevel() { return delegate.getLevel(); }
+}
