@@ -141,9 +141,10 @@ public final class JGroupsStacks {
     /**
      * TCP's {@code max_length}: the longest frame a peer may announce; a longer one closes its connection
      * before anything is allocated. FRAG4 cuts messages into fragments of at most
-     * {@value UpperProtocols#TCP_FRAG_SIZE} bytes, below the headroom alone, and the bundler sends at most
-     * about 64 KB per frame of smaller messages, so real frames stay below this; only membership messages
-     * (views, digests) are not fragmented, and they grow with the number of members.
+     * {@value UpperProtocols#TCP_FRAG_SIZE} bytes and the bundler puts at most
+     * {@value IsolatingTcp#MAX_BUNDLE_SIZE} bytes of messages into one frame, both below the headroom alone, so
+     * real frames stay below this; only membership messages (views, digests) are not fragmented, and they grow
+     * with the number of members.
      * The bound is {@code max-session-size} (at most {@value #FRAME_LIMIT_SESSION_PART} bytes of it) plus
      * {@value #FRAME_LIMIT_HEADROOM} bytes of headroom: 2 MiB with the default {@code max-session-size}.
      */

@@ -141,8 +141,12 @@ class JGroupsStacksTest {
             List<Protocol> tcp = JGroupsStacks.build(config(DiscoveryMode.STATIC).maxSessionSize(maxSessionSize).build());
             int fragSize = find(tcp, FRAG4.class).getFragSize();
             assertEquals(960_000, fragSize, "a 10 x 50 KiB session travels as one message");
+            int maxLength = ((TCP) tcp.get(0)).getMaxLength();
             // a fragment's frame: the fragment, JGroups' headers (well below 64 KiB), the length prefix
-            assertTrue(fragSize + 64 * 1024 < ((TCP) tcp.get(0)).getMaxLength(), "max-session-size " + maxSessionSize);
+            assertTrue(fragSize + 64 * 1024 < maxLength, "max-session-size " + maxSessionSize);
+            // a frame of bundled messages: at most the bundle size of them, plus the frame's version and flags
+            assertTrue(IsolatingTcp.MAX_BUNDLE_SIZE + org.jgroups.protocols.TP.MSG_OVERHEAD < maxLength,
+                    "max-session-size " + maxSessionSize);
             assertTrue(fragSize < find(tcp, UFC.class).getMaxCredits(), "a fragment never waits for more credits than exist");
         }
     }

@@ -80,22 +80,16 @@ public final class KryoSessionSerializer implements SessionSerializer {
 
     /**
      * A {@code byte[]} value exactly as {@code writeClassAndObject} writes it (the class header, its length + 1
-     * as a varint, the bytes), written straight into an array of its final size: no pooled Kryo, and the bytes
-     * are copied once instead of twice (into the output buffer, then out of it). Large values are mostly
-     * {@code byte[]}; for 50 KiB values this copy is the whole cost of serializing them.
+     * as Kryo's varint, the bytes), written by Kryo's {@link Output} straight into an array of its final size: no
+     * pooled Kryo, and the bytes are copied once instead of twice (into the pooled buffer, then out of it).
      */
     byte[] wholeByteArray(byte[] array) {
-        int header = byteArrayHeader.length;
         int lengthPlusOne = array.length + 1;
-        byte[] out = new byte[header + Output.varIntLength(lengthPlusOne, true) + array.length];
-        System.arraycopy(byteArrayHeader, 0, out, 0, header);
-        int position = header;
-        while ((lengthPlusOne & ~0x7f) != 0) { // Kryo's positive varint: 7 bits at a time, low bits first
-            out[position++] = (byte) ((lengthPlusOne & 0x7f) | 0x80);
-            lengthPlusOne >>>= 7;
-        }
-        out[position++] = (byte) lengthPlusOne;
-        System.arraycopy(array, 0, out, position, array.length);
+        byte[] out = new byte[byteArrayHeader.length + Output.varIntLength(lengthPlusOne, true) + array.length];
+        Output output = new Output(out); // writes into out itself, which it cannot outgrow
+        output.writeBytes(byteArrayHeader);
+        output.writeVarInt(lengthPlusOne, true);
+        output.writeBytes(array);
         return out;
     }
 

@@ -21,9 +21,9 @@ import net.openhft.hashing.LongHashFunction;
  * full and shrinks back to half full when a purge leaves it under 1/8 full. By that layout an entry costs 32
  * to 64 bytes while the set grows (about 50 at a million entries: 48 MiB in all), up to 192 in a stripe that
  * purges emptied to just above 1/8, against about 130 bytes and 4 objects per entry (counted from the object
- * layout with compressed references) for the map of strings it replaces; an empty set takes 24 KB. There is no object per entry: the garbage collector traces and
- * copies one array per stripe, whatever the number of tombstones (and none large enough to be a humongous
- * object for G1, see {@link #STRIPES}).
+ * layout with compressed references) for the map of strings it replaces; an empty set takes 24 KB. There is
+ * no object per entry: the garbage collector traces and copies one array per stripe, whatever the number of
+ * tombstones (and none large enough to be a humongous object for G1, see {@link #STRIPES}).
  *
  * <p><b>False positives.</b> An id that is not there is reported present only if its 128-bit hash equals
  * that of one held: probability at most {@code size() / 2^128} per lookup, nil in practice. An id that was

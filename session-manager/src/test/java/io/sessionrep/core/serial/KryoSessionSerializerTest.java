@@ -1,5 +1,7 @@
 package io.sessionrep.core.serial;
 
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
 import org.junit.jupiter.api.Test;
 
 import java.io.NotSerializableException;
@@ -10,7 +12,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -79,17 +83,16 @@ class KryoSessionSerializerTest {
     @Test
     void aByteArrayValueIsWrittenExactlyAsKryoWritesIt() throws Exception {
         SessionKryo kryo = new SessionKryo(ClassAllowlist.of(List.of()), loader);
-        java.util.Random random = new java.util.Random(11);
+        Random random = new Random(11);
         for (int length : new int[] {0, 1, 126, 127, 128, 16_382, 16_383, 16_384, 51_200, 2_097_150, 2_097_151, 2_097_152}) {
             byte[] value = new byte[length];
             random.nextBytes(value);
-            com.esotericsoftware.kryo.io.Output output = new com.esotericsoftware.kryo.io.Output(64, -1);
+            Output output = new Output(64, -1);
             kryo.writeClassAndObject(output, value);
-            byte[] fast = jdkOnly.serialize(value);
-            org.junit.jupiter.api.Assertions.assertArrayEquals(output.toBytes(), fast, "length " + length);
-            org.junit.jupiter.api.Assertions.assertArrayEquals(value, (byte[]) jdkOnly.deserialize(fast), "length " + length);
-            org.junit.jupiter.api.Assertions.assertArrayEquals(value, (byte[]) kryo.readClassAndObject(
-                    new com.esotericsoftware.kryo.io.Input(fast)), "length " + length);
+            byte[] written = jdkOnly.serialize(value);
+            assertArrayEquals(output.toBytes(), written, "length " + length);
+            assertArrayEquals(value, (byte[]) jdkOnly.deserialize(written), "length " + length);
+            assertArrayEquals(value, (byte[]) kryo.readClassAndObject(new Input(written)), "length " + length);
         }
     }
 
