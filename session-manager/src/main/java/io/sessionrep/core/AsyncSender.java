@@ -50,20 +50,33 @@ final class AsyncSender implements AutoCloseable {
     private volatile boolean closed;
 
     private record Key(String target, String sessionId) {
+        // written out: the generated ones go through method handles, and every enqueue hashes a key
+        @Override
+        public int hashCode() {
+            return 31 * target.hashCode() + sessionId.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Key key && target.equals(key.target) && sessionId.equals(key.sessionId);
+        }
     }
 
-    /** An update for the target, or (update null) the invalidation of a session. */
-    private record Pending(Member target, String sessionId, SessionUpdate update) {
+    /**
+     * An update for the target, or (update null) the invalidation of a session. {@code valueBytes} is the
+     * update's, counted once here: the queue's byte count reads it on every merge, drop and discard.
+     */
+    private record Pending(Member target, String sessionId, SessionUpdate update, long valueBytes) {
+        static Pending of(Member target, SessionUpdate update) {
+            return new Pending(target, update.sessionId(), update, update.valueBytes());
+        }
+
         static Pending invalidation(Member target, String sessionId) {
-            return new Pending(target, sessionId, null);
+            return new Pending(target, sessionId, null, 0);
         }
 
         boolean isInvalidation() {
             return update == null;
-        }
-
-        long valueBytes() {
-            return update == null ? 0 : update.valueBytes();
         }
     }
 
@@ -102,12 +115,14 @@ final class AsyncSender implements AutoCloseable {
                 SessionUpdate merged = waiting.update().toVersion() == update.fromVersion() || update.full()
                         ? waiting.update().followedBy(update)
                         : update;
-                queuedBytes += merged.valueBytes() - waiting.valueBytes();
-                queue.put(key, new Pending(target, update.sessionId(), merged));
+                Pending replacement = Pending.of(target, merged);
+                queuedBytes += replacement.valueBytes() - waiting.valueBytes();
+                queue.put(key, replacement);
                 metrics.coalesced.increment();
             } else {
-                queue.put(key, new Pending(target, update.sessionId(), update));
-                queuedBytes += update.valueBytes();
+                Pending added = Pending.of(target, update);
+                queue.put(key, added);
+                queuedBytes += added.valueBytes();
             }
             while ((queue.size() > maxEntries || (queuedBytes > maxBytes && queue.size() > 1)) && dropOldestUpdate()) {
                 // dropped one
@@ -241,7 +256,7 @@ final class AsyncSender implements AutoCloseable {
             transport.send(pending.target(), bytes);
             (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
             metrics.bytesSent.increment(bytes.length);
-            metrics.valueBytesSent.increment(pending.update().valueBytes());
+            metrics.valueBytesSent.increment(pending.valueBytes());
         } catch (Throwable e) {
             metrics.failed.increment();
             LOG.log(System.Logger.Level.WARNING, "could not send session " + LogIds.shortForm(pending.sessionId())

@@ -37,35 +37,44 @@ public final class ImmutableTypes {
     private ImmutableTypes() {
     }
 
+    /**
+     * Whether instances of a class (not a record) are immutable, worked out once per class: getAttribute asks
+     * on every call. The values are the JDK's own {@code Boolean}s, so that a JDK class (String, byte[]) that
+     * holds one does not keep this web application's class loader alive.
+     */
+    private static final ClassValue<Boolean> IMMUTABLE_TYPE = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            if (IMMUTABLE.contains(type) || type.isEnum() || Enum.class.isAssignableFrom(type)) {
+                return Boolean.TRUE;
+            }
+            Package pkg = type.getPackage();
+            // java.time value types are immutable by contract (Clock subclasses aside, which are not values)
+            return pkg != null && pkg.getName().startsWith("java.time");
+        }
+    };
+
     public static boolean isKnownImmutable(Object value) {
         if (value == null) {
             return true;
         }
         Class<?> type = value.getClass();
-        if (IMMUTABLE.contains(type) || type.isEnum() || value instanceof Enum<?>) {
-            return true;
+        if (!type.isRecord()) {
+            return IMMUTABLE_TYPE.get(type);
         }
-        Package pkg = type.getPackage();
-        if (pkg != null && pkg.getName().startsWith("java.time")) {
-            // java.time value types are immutable by contract (Clock subclasses aside, which are not values)
-            return true;
+        java.lang.reflect.Method[] accessors = RECORD_ACCESSORS.get(type);
+        if (accessors == null) {
+            return false;
         }
-        if (type.isRecord()) {
-            java.lang.reflect.Method[] accessors = RECORD_ACCESSORS.get(type);
-            if (accessors == null) {
-                return false;
-            }
-            for (java.lang.reflect.Method accessor : accessors) {
-                try {
-                    if (!isKnownImmutable(accessor.invoke(value))) {
-                        return false;
-                    }
-                } catch (ReflectiveOperationException | RuntimeException e) {
+        for (java.lang.reflect.Method accessor : accessors) {
+            try {
+                if (!isKnownImmutable(accessor.invoke(value))) {
                     return false;
                 }
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return false;
             }
-            return true;
         }
-        return false;
+        return true;
     }
 }

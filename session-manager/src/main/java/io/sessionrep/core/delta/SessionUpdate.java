@@ -42,6 +42,11 @@ public record SessionUpdate(String sessionId, long fromVersion, long toVersion, 
         if (newer.full) {
             return newer;
         }
+        if ((full || removed.isEmpty()) && newer.changed.keySet().containsAll(changed.keySet())) {
+            // the common case, a request that rewrites what the previous one wrote: newer's maps as they are
+            return new SessionUpdate(sessionId, fromVersion, newer.toVersion, full, creationTime,
+                    newer.lastAccessedTime, newer.maxInactiveSeconds, newer.changed, full ? Set.of() : newer.removed);
+        }
         Map<String, byte[]> attributes = new HashMap<>(changed);
         attributes.keySet().removeAll(newer.removed);
         attributes.putAll(newer.changed);

@@ -3,7 +3,6 @@ package io.sessionrep.core.placement;
 import io.sessionrep.core.transport.Member;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -41,7 +40,7 @@ public final class BackupPlacement {
             }
             candidates.add(new Scored(m, colocated, score(idHash, m.name())));
         }
-        candidates.sort(Comparator.comparing(Scored::colocated).thenComparing(Scored::score, Comparator.reverseOrder()));
+        candidates.sort(BackupPlacement::bestFirst);
         List<Member> chosen = new ArrayList<>(Math.min(writeQuota, candidates.size()));
         for (int i = 0; i < candidates.size() && chosen.size() < writeQuota; i++) {
             chosen.add(candidates.get(i).member());
@@ -57,6 +56,14 @@ public final class BackupPlacement {
             }
         }
         return false;
+    }
+
+    /** Members on another machine first, then by score, highest first (no boxing: this runs on every request end). */
+    private static int bestFirst(Scored a, Scored b) {
+        if (a.colocated() != b.colocated()) {
+            return a.colocated() ? 1 : -1;
+        }
+        return Long.compare(b.score(), a.score());
     }
 
     static long score(int idHash, String memberName) {

@@ -501,13 +501,26 @@ public final class WireCodec {
             }
             need(len);
             String s;
-            try { // strict: malformed UTF-8 would decode to U+FFFD, so two byte strings could name one session
-                s = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(buf, pos, len)).toString();
-            } catch (java.nio.charset.CharacterCodingException e) {
-                throw new MalformedMessageException("string is not valid UTF-8");
+            if (isAscii(pos, len)) { // session ids and attribute names nearly always are: no decoder needed
+                s = new String(buf, pos, len, StandardCharsets.US_ASCII);
+            } else {
+                try { // strict: malformed UTF-8 would decode to U+FFFD, so two byte strings could name one session
+                    s = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(buf, pos, len)).toString();
+                } catch (java.nio.charset.CharacterCodingException e) {
+                    throw new MalformedMessageException("string is not valid UTF-8");
+                }
             }
             pos += len;
             return s;
+        }
+
+        private boolean isAscii(int from, int len) {
+            for (int i = from; i < from + len; i++) {
+                if (buf[i] < 0) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         byte[] bytes() throws MalformedMessageException {

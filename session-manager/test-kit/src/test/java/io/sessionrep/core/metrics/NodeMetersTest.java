@@ -13,6 +13,7 @@ import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -165,6 +166,26 @@ class NodeMetersTest {
             replicator.close();
             assertEquals(Set.of(), mbeans(), "the gauges would keep the stopped node reachable");
             assertTrue(application.getMeters().isEmpty(), application.getMeters().toString());
+        }
+    }
+
+    @Test
+    void aTimersPercentilesInJmxAreThoseOfItsLatestRecordings() throws Exception {
+        try (NodeMeters meters = NodeMeters.open(config("node-a", MetricsExport.JMX), "/shop", null)) {
+            ReplicationMetrics metrics = new ReplicationMetrics(meters.registry(), "node-a");
+            for (int i = 0; i < 5 * JmxExport.TIMER_SAMPLES; i++) {
+                metrics.requestEnd.record(1, TimeUnit.MILLISECONDS); // an old, fast period
+            }
+            for (int i = 0; i < JmxExport.TIMER_SAMPLES; i++) {
+                metrics.requestEnd.record(40, TimeUnit.MILLISECONDS); // the latest recordings, slow
+            }
+
+            ObjectName timer = name("sessionrep:cluster=" + cluster
+                    + ",context=/shop,node=node-a,name=sessionrep.request.end,type=timers");
+            assertEquals(6L * JmxExport.TIMER_SAMPLES, JMX.getAttribute(timer, "Count"));
+            assertEquals(40.0, (Double) JMX.getAttribute(timer, "50thPercentile"), 0.01, "in milliseconds");
+            assertEquals(40.0, (Double) JMX.getAttribute(timer, "Min"), 0.01, "the old period has left the window");
+            metrics.close();
         }
     }
 }
