@@ -63,7 +63,11 @@ public class ReplicatedSessionManager extends ManagerBase {
     private static final String NAME = "ReplicatedSessionManager";
     /** cluster-name/node-name of every manager running in this JVM: two contexts must not share both. */
     private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
-    /** Set while the valve asks Tomcat which session a request used: finds live sessions, never takes over. */
+    /**
+     * TRUE while the valve asks Tomcat which session a request used: finds live sessions, never takes over.
+     * Set back to FALSE, not removed: replacing the value of a thread's existing entry is a plain store, while
+     * adding and removing the entry on every request made the thread's map scan for stale entries each time.
+     */
     private static final ThreadLocal<Boolean> LIVE_ONLY = new ThreadLocal<>();
 
     private final ManagerAttributes attributes = new ManagerAttributes();
@@ -341,7 +345,7 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
         String clusterId = ReplicationNode.clusterId(id);
         String localId = ReplicationNode.withRoute(clusterId, running.nodeName());
-        if (LIVE_ONLY.get() != null) {
+        if (LIVE_ONLY.get() == Boolean.TRUE) {
             return sessions.get(localId);
         }
         try {
@@ -492,7 +496,7 @@ public class ReplicatedSessionManager extends ManagerBase {
         try {
             session = request.getSessionInternal(false);
         } finally {
-            LIVE_ONLY.remove();
+            LIVE_ONLY.set(Boolean.FALSE);
         }
         if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
                 && replicated.consumeAccess()) {
