@@ -66,6 +66,20 @@ final class InboundDispatcher implements Receiver {
             case REQUEST -> answer(source, frame);
             case REPLY -> pending.complete(frame.correlationId(), source, frame.payload());
             case FAILURE -> pending.fail(frame.correlationId(), source, frame.payloadAsText());
+            case BARRIER -> passBarrier(source, frame);
+        }
+    }
+
+    /**
+     * Answers a barrier without the core: JGroups delivers one sender's regular messages one at a time and in
+     * order, so when this runs, everything that sender sent before the barrier has been handled here.
+     */
+    private void passBarrier(Address source, Frame frame) {
+        try {
+            channel.send(WireFormat.message(source, Kind.REPLY, frame.correlationId(), new byte[0])
+                    .setFlag(Message.Flag.OOB, Message.Flag.NO_FC));
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "could not answer a barrier of " + source, e);
         }
     }
 

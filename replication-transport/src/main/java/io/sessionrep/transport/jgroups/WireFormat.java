@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * itself, and a small JGroups header ({@link FrameHeader}) says what it is:
  * <pre>
  * version    format version ({@value #VERSION})
- * kind       0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none)
+ * kind       0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none), 4 barrier (a
+ *            request the receiving transport answers itself, once it has delivered everything sent before it)
  * id         correlation id (0 for one-way messages)
  * </pre>
  * Neither side copies the payload to put a frame around it or to strip it: a sent array goes out as is, and
@@ -49,7 +50,7 @@ final class WireFormat {
     }
 
     enum Kind {
-        ONE_WAY, REQUEST, REPLY, FAILURE;
+        ONE_WAY, REQUEST, REPLY, FAILURE, BARRIER;
 
         private static final Kind[] BY_CODE = values();
     }

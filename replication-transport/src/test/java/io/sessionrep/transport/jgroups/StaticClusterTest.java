@@ -168,6 +168,30 @@ class StaticClusterTest {
     }
 
     @Test
+    void whatAMemberSentBeforeClosingArrivesBeforeTheOthersSeeItLeave() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            List<Boolean> senderWasMember = new java.util.concurrent.CopyOnWriteArrayList<>();
+            RecordingReceiver rb = new RecordingReceiver();
+            rb.answering((sender, message) -> {
+                senderWasMember.add(rb.lastView().contains(A));
+                sleepMillis(2); // a busy receiver: without waiting for it, a leaves while it still works
+                return message;
+            });
+            try (TestNodes pair = new TestNodes()) {
+                TestNodes.Pair started = pair.startPair(new RecordingReceiver(), rb);
+                for (int i = 0; i < 200; i++) {
+                    started.a().send(B, bytes("last words " + i)); // e.g. the sessions an orderly stop hands over
+                }
+                started.a().close(); // a is the coordinator: b installs a view without it as soon as it leaves
+
+                await().atMost(VIEW_WAIT).until(() -> started.b().members().equals(List.of(B)));
+                assertEquals(200, rb.messages.size(), "every message sent before close arrived");
+                assertFalse(senderWasMember.contains(false), "a message arrived after b saw a leave: b refuses those");
+            }
+        }
+    }
+
+    @Test
     void closingAMemberFailsRequestsPendingOnItAndRemovesItFromTheView() throws Exception {
         RecordingReceiver rc = new RecordingReceiver().answering((sender, message) -> blockUntilReleased(message));
         List<JGroupsTransport> all = startLine(new RecordingReceiver(), new RecordingReceiver(), rc);
@@ -256,6 +280,14 @@ class StaticClusterTest {
             Thread.currentThread().interrupt();
         }
         return message;
+    }
+
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static byte[] bytes(String text) {
