@@ -275,14 +275,19 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     /**
-     * Leaves the cluster without invalidating anything: live sessions are dropped here without listeners
-     * (their backups on other nodes take over), nothing is written to disk.
+     * Leaves the cluster without invalidating anything: each live session first hands over whatever it has
+     * not replicated yet (everything, with {@code replication-trigger=on-shutdown}), then is dropped here
+     * without listeners (its backups on other nodes take over); nothing is written to disk.
      */
     @Override
     protected synchronized void stopInternal() throws LifecycleException {
         setState(LifecycleState.STOPPING);
+        SessionReplicator engine = running();
         for (Session session : findSessions()) {
             if (session instanceof ReplicatedSession replicated) {
+                if (engine != null) {
+                    engine.handOver(replicated.snapshot(), replicated.changes());
+                }
                 replicated.evict(false);
             }
         }

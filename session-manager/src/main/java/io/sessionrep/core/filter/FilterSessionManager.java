@@ -273,10 +273,22 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         ownershipLost(sessionId);
     }
 
-    /** Stops the sweep and leaves the cluster; sessions live on in their backups (no listeners fire). */
+    /**
+     * Hands over what each live session has not replicated yet (everything, with
+     * {@code replication-trigger=on-shutdown}), stops the sweep and leaves the cluster; sessions live on in
+     * their backups (no listeners fire).
+     */
     @Override
     public void close() {
         ReplicationNode running = node;
+        SessionReplicator engine = replicator;
+        if (running != null && engine != null) {
+            for (ReplicatedHttpSession session : live.values()) {
+                if (session.isValid() && !session.isDisowned()) {
+                    engine.handOver(session, session.changes());
+                }
+            }
+        }
         if (running != null) {
             running.stop();
         }

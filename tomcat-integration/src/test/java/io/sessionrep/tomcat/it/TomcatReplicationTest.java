@@ -73,6 +73,17 @@ class TomcatReplicationTest extends ContainerReplicationContract<TomcatNode> {
         assertEquals("red", user.get(cluster.node(0), "op=get&name=color").body());
     }
 
+    /** With {@code on-shutdown} nothing travels while the node runs; an orderly stop hands the live sessions over. */
+    @Test
+    void onShutdownHandsTheLiveSessionsOverWhenTomcatStopsInOrder() throws Exception {
+        cluster = startCluster("on-shutdown", 2, Map.of("replication-trigger", "on-shutdown"));
+        assertEquals("ok", user.get(cluster.node(0), "op=set&name=color&value=green").body());
+
+        cluster.node(0).stop();
+
+        assertEquals("green", user.get(cluster.node(1), "op=get&name=color").body());
+    }
+
     /** Measured in attribute bytes only (VALUE_BYTES_SENT), so the bounds are tight. */
     @Test
     void secondRequestReplicatesOnlyTheChangedAttribute() throws Exception {

@@ -2,6 +2,7 @@ package io.sessionrep.core.filter;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationTrigger;
 import io.sessionrep.core.testing.InMemoryNetwork;
 import io.sessionrep.core.testing.MutableClock;
 import jakarta.servlet.ServletContext;
@@ -119,8 +120,38 @@ class FilterSessionManagerTest {
         assertEquals(1, EVENTS.stream().filter(e -> e.startsWith("created")).count(), "a take-over creates nothing");
     }
 
+    @Test
+    void onShutdownHandsTheLiveSessionsOverWhenTheApplicationStops() {
+        a.close();
+        b.close();
+        nodes.clear();
+        a = manager("node-a", ReplicationTrigger.ON_SHUTDOWN);
+        b = manager("node-b", ReplicationTrigger.ON_SHUTDOWN);
+        InMemoryNetwork.Node nodeB = nodes.get(1);
+        drain();
+        ReplicatedHttpSession session = a.create();
+        session.setAttribute("user", "ada");
+        a.requestEnd(session);
+        drain();
+        assertFalse(b.replicator().hasLocalCopy(session.getId()), "nothing travels while node-a runs");
+
+        a.close(); // an orderly stop
+        for (int i = 0; i < 3; i++) {
+            nodeB.drain();
+        }
+
+        ReplicatedHttpSession moved = b.find(session.getId());
+        assertNotNull(moved, "node-b took the session over");
+        assertEquals("ada", moved.getAttribute("user"));
+    }
+
     private FilterSessionManager manager(String name) {
-        ReplicationConfig config = ReplicationConfig.builder().nodeName(name).machineId(name).build();
+        return manager(name, ReplicationTrigger.ON_REQUEST_END);
+    }
+
+    private FilterSessionManager manager(String name, ReplicationTrigger trigger) {
+        ReplicationConfig config = ReplicationConfig.builder().nodeName(name).machineId(name)
+                .replicationTrigger(trigger).build();
         ServletContext context = stubContext();
         SessionListeners listeners = SessionListeners.create(context, List.of(Recorder.class.getName()),
                 getClass().getClassLoader());
