@@ -13,6 +13,7 @@ import org.jgroups.protocols.MPING;
 import org.jgroups.protocols.PING;
 import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.TP;
 import org.jgroups.protocols.UDP;
 import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.UNICAST3;
@@ -145,7 +146,7 @@ class JGroupsStacksTest {
             // a fragment's frame: the fragment, JGroups' headers (well below 64 KiB), the length prefix
             assertTrue(fragSize + 64 * 1024 < maxLength, "max-session-size " + maxSessionSize);
             // a frame of bundled messages: at most the bundle size of them, plus the frame's version and flags
-            assertTrue(IsolatingTcp.MAX_BUNDLE_SIZE + org.jgroups.protocols.TP.MSG_OVERHEAD < maxLength,
+            assertTrue(IsolatingTcp.MAX_BUNDLE_SIZE + TP.MSG_OVERHEAD < maxLength,
                     "max-session-size " + maxSessionSize);
             assertTrue(fragSize < find(tcp, UFC.class).getMaxCredits(), "a fragment never waits for more credits than exist");
         }

@@ -18,6 +18,7 @@ import org.jgroups.stack.IpAddress;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -249,7 +250,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             return;
         }
         Duration timeout = Duration.ofMillis(millis);
-        List<CompletableFuture<byte[]>> barriers = new java.util.ArrayList<>();
+        List<CompletableFuture<byte[]>> barriers = new ArrayList<>();
         for (Member member : membership.members()) {
             if (!member.equals(local)) {
                 barriers.add(request(member, Kind.BARRIER, new byte[0], timeout));

@@ -45,7 +45,7 @@ public final class ImmutableTypes {
     private static final ClassValue<Boolean> IMMUTABLE_TYPE = new ClassValue<>() {
         @Override
         protected Boolean computeValue(Class<?> type) {
-            if (IMMUTABLE.contains(type) || type.isEnum() || Enum.class.isAssignableFrom(type)) {
+            if (IMMUTABLE.contains(type) || Enum.class.isAssignableFrom(type)) { // an enum, or a constant with a body
                 return Boolean.TRUE;
             }
             Package pkg = type.getPackage();
