@@ -110,18 +110,19 @@ final class Catalog {
                 continue;
             }
             tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
-            if (setup == TomcatSetup.OURS_ASYNC && options.baselineJar != null) {
+            if ((setup == TomcatSetup.OURS_ASYNC || setup == TomcatSetup.OURS_SYNC) && options.baselineJar != null) {
                 Path baseline = Path.of(options.baselineJar).toAbsolutePath();
-                tomcats.add(new Config(BASELINE, "sessionrep async, baseline jar (" + baseline.getFileName() + ")",
-                        logDir -> startTomcat(setup, baseline, 2, logDir)));
+                boolean async = setup == TomcatSetup.OURS_ASYNC;
+                tomcats.add(new Config(async ? BASELINE : SYNC_BASELINE, "sessionrep " + (async ? "async" : "sync")
+                        + ", baseline jar (" + baseline.getFileName() + ")", logDir -> startTomcat(setup, baseline, 2, logDir)));
             }
         }
         list.add(new Scenario("6", "The same container: ours and its peers in Tomcat 11",
                 "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager vs Spring Session + Redis (2 nodes)",
                 tomcats, statePoints(), "state", container + " The JMeter plan as in scenarios 1-5, threads spread over both nodes"
                 + " (sticky: each thread stays on its node)." + (options.baselineJar == null ? ""
-                : " `" + BASELINE + "`: ours async with the jar given by --baseline-jar (" + options.baselineJar + "), e.g. the"
-                + " build before a change, measured A/B against this build's."), null));
+                : " `" + BASELINE + "` (and `" + SYNC_BASELINE + "` when sync runs): ours with the jar given by --baseline-jar ("
+                + options.baselineJar + "), e.g. the build before a change, measured A/B against this build's."), null));
         PeerScenarios peers = new PeerScenarios(this, options);
         list.add(new Scenario("7", "Memory", "heap after a full GC with " + options.sessions + " sessions of 2 x 5 KiB, primary and backup",
                 List.of(), List.of(), "state", container, null, peers::memory));
@@ -216,6 +217,8 @@ final class Catalog {
 
     /** Scenario 6's configuration of ours (async) with --baseline-jar: the sticky A/B of two builds. */
     static final String BASELINE = "tc-ours-async-baseline";
+    /** The same for ours (sync), when {@code tc-ours-sync} runs. */
+    static final String SYNC_BASELINE = "tc-ours-sync-baseline";
 
     private Path distributableWar;
     private Path springSessionWar;
