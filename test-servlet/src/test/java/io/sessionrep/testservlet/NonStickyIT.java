@@ -51,9 +51,14 @@ class NonStickyIT {
                 .option("sync-timeout", "5000ms")
                 .start();
         List<URI> uris = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (NodeProcess n : cluster.nodes()) {
             uris.add(n.sessionUri());
+            names.add(n.name());
         }
+        // the load starts on a formed cluster: a node that installs the last view a moment after the others refuses
+        // their messages meanwhile, and a hand-over asked of it then waits ownership-timeout (docs/operations.md 5.8)
+        cluster.awaitView(Duration.ofSeconds(30), names);
         return uris;
     }
 
