@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -91,7 +92,23 @@ public final class SessionClient {
         if (set != null) {
             cookie = set.isEmpty() ? null : set;
         }
-        return new SessionReply(response.statusCode(), JsonFields.parse(response.body()), set);
+        return new SessionReply(response.statusCode(), fieldsOf(response), set);
+    }
+
+    /**
+     * The servlet's JSON fields. An error answer the container or the session manager wrote itself (a 503 when
+     * a hand-over timed out, a 500 page) is not the servlet's JSON: it has no fields, and its status tells what
+     * happened. A 200 that is not the servlet's JSON is still an error of the test.
+     */
+    private static Map<String, String> fieldsOf(HttpResponse<String> response) {
+        if (response.statusCode() == 200) {
+            return JsonFields.parse(response.body());
+        }
+        try {
+            return JsonFields.parse(response.body());
+        } catch (IllegalArgumentException notTheServletsJson) {
+            return Map.of();
+        }
     }
 
     /** The JSESSIONID value an answer sets ("" when it deletes the cookie), or null. */

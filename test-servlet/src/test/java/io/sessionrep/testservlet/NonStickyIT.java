@@ -71,6 +71,7 @@ class NonStickyIT {
         assertTrue(result.sessions() >= 20, "the load ran: " + result);
         assertEquals(0, result.lost(), "every verify shows every process answered 200: " + result);
         assertEquals(0, result.errors(), result.toString());
+        assertEquals(0, result.refused(), "one client per session on a formed cluster: no hand-over times out: " + result);
     }
 
     @ParameterizedTest

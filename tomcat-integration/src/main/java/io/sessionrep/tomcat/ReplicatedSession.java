@@ -97,6 +97,14 @@ public class ReplicatedSession extends StandardSession {
      */
     boolean consumeAccess() {
         unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0);
+        return replicatesFromHere();
+    }
+
+    /**
+     * Whether this copy is the one to replicate from: valid (read without Tomcat's expiry check, which would
+     * expire it as a side effect) and not dropped for another node.
+     */
+    boolean replicatesFromHere() {
         return isValidInternal() && !disowned;
     }
 
@@ -112,7 +120,7 @@ public class ReplicatedSession extends StandardSession {
     @Override
     public void endAccess() {
         super.endAccess();
-        if (unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0 && isValidInternal() && !disowned) {
+        if (unreplicatedAccesses.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0 && replicatesFromHere()) {
             replicatedManager().unvalvedAccessEnded(this);
         }
     }

@@ -285,7 +285,7 @@ public class ReplicatedSessionManager extends ManagerBase {
         SessionReplicator engine = running();
         for (Session session : findSessions()) {
             if (session instanceof ReplicatedSession replicated) {
-                if (engine != null) {
+                if (engine != null && replicated.replicatesFromHere()) { // as Jetty's cache and the filter do
                     engine.handOver(replicated.snapshot(), replicated.changes());
                 }
                 replicated.evict(false);
