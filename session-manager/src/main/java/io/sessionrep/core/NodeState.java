@@ -275,7 +275,7 @@ final class NodeState {
             }
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "released former backups " + entry.formerBackups + " of session "
-                + entry.copy.sessionId() + " at version " + entry.copy.version() + "; confirmed " + entry.confirmedBackups);
+                + LogIds.shortForm(entry.copy.sessionId()) + " at version " + entry.copy.version() + "; confirmed " + entry.confirmedBackups);
         entry.formerBackups.clear();
     }
 

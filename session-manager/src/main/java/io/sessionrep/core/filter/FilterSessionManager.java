@@ -1,5 +1,7 @@
 package io.sessionrep.core.filter;
 
+import io.sessionrep.core.LogIds;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
@@ -175,13 +177,13 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     /** {@code HttpSession.invalidate()}: listeners here, then every copy in the cluster is removed. */
     void invalidate(ReplicatedHttpSession session) {
         if (!session.startInvalidation()) {
-            throw new IllegalStateException("session " + session.getId() + " is already being invalidated");
+            throw new IllegalStateException("session " + LogIds.shortForm(session.getId()) + " is already being invalidated");
         }
         destroy(session);
     }
 
     private void expire(ReplicatedHttpSession session) {
-        LOG.log(System.Logger.Level.DEBUG, "session " + session.getId() + " expired");
+        LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(session.getId()) + " expired");
         destroy(session);
     }
 
