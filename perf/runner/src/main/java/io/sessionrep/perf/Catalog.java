@@ -145,10 +145,16 @@ final class Catalog {
                 + " one browser share its cookie jar. A session whose final verify fails counts all its successful updates as"
                 + " lost. \"Applied without a 200\": the version counts more updates than"
                 + " successful answers (a failed answer whose update was applied, or a request the JDK client resent). The"
-                + " reference is one Tomcat serving every client.", null, peers::concurrentClients));
+                + " reference is one Tomcat serving every client. `jetty-ours-async` and `jetty-ours-sync`: ours on embedded"
+                + " Jetty nodes (the NodeLauncher JVMs of scenarios 1-5), the same clients and servlet.", null, peers::concurrentClients));
         list.add(new Scenario("10", "Fail-over: kill -9 of a Tomcat node", "sessions readable on the survivor, ours vs the peers",
                 List.of(), List.of(), "state", container, null, peers::failover));
         return list;
+    }
+
+    /** Ours on {@code nodes} embedded Jetty nodes with replication {@code options}, node JVMs as every scenario's. */
+    JettyTarget startJetty(int nodes, Map<String, String> replicationOptions, java.nio.file.Path logDir) throws Exception {
+        return JettyTarget.start(nodes, true, replicationOptions, jvmArgs(logDir), logDir, System.out, options.jfr);
     }
 
     private Config jetty(String id, String label, int nodes, boolean replication, Map<String, String> options) {

@@ -29,7 +29,8 @@ import java.util.Set;
  * --points=NxS,...       the state-size points (scenarios 1-6): N attributes of S KiB, 5 threads, e.g. 10x50;
  *                         default the profile's (full: 1x1,2x5,5x10,10x20,10x50)
  * --configs=ID,...        scenarios 6 and 9: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis;
- *                         in scenario 9 tc-off is the one-Tomcat reference)
+ *                         in scenario 9 tc-off is the one-Tomcat reference, and jetty-ours-async jetty-ours-sync run ours
+ *                         on embedded Jetty beside them)
  * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
  * --rr-nodes=N            scenario 8: nodes of the round robin (default 2; 2 or 3)
  * --clients=N             scenario 9: clients sharing one session, client i on node i mod nodes (default 4)

@@ -127,40 +127,60 @@ final class PeerScenarios {
         return options.configs.isEmpty() || options.configs.contains(setup.id());
     }
 
+    /** Ours on embedded Jetty in scenario 9, beside the Tomcat configurations: id and replication options. */
+    static final Map<String, Map<String, String>> JETTY_CONCURRENCY = new LinkedHashMap<>();
+
+    static {
+        JETTY_CONCURRENCY.put("jetty-ours-async", Map.of("replication-mode", "async", "write-quota", "1"));
+        JETTY_CONCURRENCY.put("jetty-ours-sync", Map.of("replication-mode", "sync", "write-quota", "1"));
+    }
+
+    /** One cluster under scenario 9's load: where its nodes answer, its session cookie, whether it is ours. */
+    private record Shared(String label, List<URI> uris, String cookie, boolean ours, AutoCloseable target) {
+    }
+
     void concurrentClients(Measurements m, Path dir, Consumer<Target> track) throws Exception {
         List<TomcatSetup> setups = catalog.withoutUnavailable(List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC, TomcatSetup.BACKUP))
                 .stream().filter(this::selected).toList();
         Map<TomcatSetup, TomcatCluster> clusters = startAll(setups, options.ccNodes, dir, track);
-        Map<String, TomcatCluster> all = new LinkedHashMap<>();
-        Map<String, String> labels = new LinkedHashMap<>();
+        Map<String, Shared> all = new LinkedHashMap<>();
         if (selected(TomcatSetup.OFF)) {
             // the reference: one Tomcat serializes the requests of a session itself
             System.out.println("-- starting " + TomcatSetup.OFF.id() + " (1 node): the single-container reference");
             TomcatCluster single = catalog.startTomcat(TomcatSetup.OFF, 1, dir.resolve("logs").resolve(TomcatSetup.OFF.id()));
             track.accept(single);
-            all.put(TomcatSetup.OFF.id(), single);
-            labels.put(TomcatSetup.OFF.id(), "one Tomcat (StandardManager), every client on it");
+            all.put(TomcatSetup.OFF.id(), new Shared("one Tomcat (StandardManager), every client on it", uris(single),
+                    TomcatSetup.OFF.cookie(), false, single));
         }
-        clusters.forEach((s, c) -> {
-            all.put(s.id(), c);
-            labels.put(s.id(), s.label());
-        });
+        clusters.forEach((s, c) -> all.put(s.id(), new Shared(s.label(), uris(c), s.cookie(), s.ours(), c)));
+        for (Map.Entry<String, Map<String, String>> jetty : JETTY_CONCURRENCY.entrySet()) {
+            if (!options.configs.isEmpty() && !options.configs.contains(jetty.getKey())) {
+                continue;
+            }
+            String mode = jetty.getValue().get("replication-mode");
+            System.out.println("-- starting " + jetty.getKey() + " (" + options.ccNodes + " nodes): ours on embedded Jetty, " + mode);
+            JettyTarget target = catalog.startJetty(options.ccNodes, jetty.getValue(), dir.resolve("logs").resolve(jetty.getKey()));
+            track.accept(target);
+            List<URI> uris = target.hosts().stream().map(h -> URI.create("http://" + h + target.path())).toList();
+            all.put(jetty.getKey(), new Shared("sessionrep " + mode + " in embedded Jetty 12.1 (ee10)", uris,
+                    SessionClient.COOKIE, true, target));
+        }
         int each = 10;
         Map<String, List<ClientLoad.Concurrent>> rounds = new LinkedHashMap<>();
         all.keySet().forEach(id -> rounds.put(id, new ArrayList<>()));
         for (int round = 1; round <= options.rounds; round++) {
-            for (Map.Entry<String, TomcatCluster> e : all.entrySet()) {
-                TomcatCluster c = e.getValue();
-                ClientLoad.Concurrent r = ClientLoad.concurrentClients(uris(c), c.setup().cookie(), options.clients, each,
+            for (Map.Entry<String, Shared> e : all.entrySet()) {
+                Shared c = e.getValue();
+                ClientLoad.Concurrent r = ClientLoad.concurrentClients(c.uris(), c.cookie(), options.clients, each,
                         Duration.ofSeconds(options.segmentSeconds));
                 rounds.get(e.getKey()).add(r);
-                System.out.printf(Locale.ROOT, "[S9] %-14s round %d: %4d sessions, %5d process sent, %5d answered 200, final versions %5d,"
+                System.out.printf(Locale.ROOT, "[S9] %-16s round %d: %4d sessions, %5d process sent, %5d answered 200, final versions %5d,"
                                 + " %d lost, %d extra, failures %s%n", e.getKey(), round, r.sessions(), r.processSent(), r.processOk(),
                         r.finalVersions(), r.lostUpdates(), r.extraUpdates(), ClientLoad.Failures.format(r.processFailures()));
             }
         }
-        for (TomcatCluster c : all.values()) {
-            c.close();
+        for (Shared c : all.values()) {
+            c.target().close();
         }
         StringBuilder md = m.section;
         md.append("| configuration | round | sessions | process sent | answered 200 | sum of final versions | updates lost"
@@ -172,12 +192,12 @@ final class PeerScenarios {
             int i = 1;
             for (ClientLoad.Concurrent r : e.getValue()) {
                 md.append(String.format(Locale.ROOT, "| %s | %d | %,d | %,d | %,d | %,d | %,d | %,d | %,d | %s | %,.0f | %.2f |%n",
-                        labels.get(e.getKey()), i++, r.sessions(), r.processSent(), r.processOk(), r.finalVersions(), r.lostUpdates(),
+                        all.get(e.getKey()).label(), i++, r.sessions(), r.processSent(), r.processOk(), r.finalVersions(), r.lostUpdates(),
                         r.sessionsWithLoss(), r.extraUpdates(), ClientLoad.Failures.format(r.processFailures()), r.throughput(), r.meanMs()));
                 lost += r.lostUpdates();
                 ok += r.processOk();
             }
-            TomcatSetup s = TomcatSetup.byId(e.getKey());
+            Shared s = all.get(e.getKey());
             if (s.ours()) {
                 m.verdicts.add(new Report.Verdict("concurrent clients on one session: updates lost, " + s.label(), "0",
                         String.format(Locale.ROOT, "%,d of %,d successful", lost, ok), lost == 0));
