@@ -22,9 +22,7 @@ import java.util.function.Supplier;
  * sees each sender's messages in send order; messages from different senders may be delivered at once.
  * Replies travel out-of-band (OOB, no flow control): they complete a future at once instead of waiting
  * behind the requester's other traffic. Whatever the core's receiver throws is logged and counted and
- * never reaches JGroups; for a request it becomes a failure reply, as does a {@code null} return. A message
- * from a node that has just joined and is not in this node's view yet waits for that view first
- * ({@link NewcomerGate}).
+ * never reaches JGroups; for a request it becomes a failure reply, as does a {@code null} return.
  */
 final class InboundDispatcher implements Receiver {
 
@@ -35,17 +33,15 @@ final class InboundDispatcher implements Receiver {
     private final PendingRequests pending;
     private final TransportCounters counters;
     private final Supplier<Membership> membership;
-    private final NewcomerGate newcomers;
     private final Consumer<View> viewListener;
 
     InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
-                      Supplier<Membership> membership, NewcomerGate newcomers, Consumer<View> viewListener) {
+                      Supplier<Membership> membership, Consumer<View> viewListener) {
         this.channel = channel;
         this.receiver = receiver;
         this.pending = pending;
         this.counters = counters;
         this.membership = membership;
-        this.newcomers = newcomers;
         this.viewListener = viewListener;
     }
 
@@ -124,16 +120,8 @@ final class InboundDispatcher implements Receiver {
         }
     }
 
-    /**
-     * The member that sent from {@code source}. A node that has just joined may not be in this node's view
-     * yet: its message waits for that view ({@link NewcomerGate}) before the core sees it.
-     */
     private Member senderOf(Address source) {
         Member member = membership.get().memberAt(source);
-        if (member == null) {
-            newcomers.awaitMembership(source);
-            member = membership.get().memberAt(source);
-        }
         return member != null ? member : NodeIdentity.memberOf(source);
     }
 

@@ -78,11 +78,6 @@ public final class JGroupsTransport implements ReplicationTransport {
     private volatile boolean closed;
     private volatile Membership membership = Membership.EMPTY;
 
-    /** How long a message from a node that has just joined may wait for this node's view to include it. */
-    static final long NEWCOMER_WAIT_MILLIS = 3_000;
-    /** How many such messages (one per sender: the others of that sender wait behind it) may wait at once. */
-    static final int NEWCOMER_MAX_WAITING = 8;
-
     /** On close, how long queued outbound messages may take to reach the channel. */
     static final long CLOSE_DRAIN_MILLIS = 3_000;
 
@@ -90,7 +85,6 @@ public final class JGroupsTransport implements ReplicationTransport {
     private MessageReceiver receiver;
     private OutboundQueues outbound;
     private PendingRequests pending;
-    private final NewcomerGate newcomers = new NewcomerGate(NEWCOMER_WAIT_MILLIS, NEWCOMER_MAX_WAITING, counters);
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
 
@@ -135,7 +129,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 channel.addAddressGenerator(new NodeIdentity(local));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
                 channel.setReceiver(new InboundDispatcher(channel, receiver, pending, counters, () -> membership,
-                        newcomers, this::viewChanged));
+                        this::viewChanged));
                 running = true;
                 channel.connect(config.clusterName());
             } catch (Exception e) {
@@ -317,14 +311,11 @@ public final class JGroupsTransport implements ReplicationTransport {
         } catch (RuntimeException e) {
             counters.receiverFailed();
             LOG.log(System.Logger.Level.WARNING, "the receiver failed on a membership change; the transport keeps running", e);
-        } finally {
-            newcomers.viewInstalled(next); // after the core: it accepts a newcomer's messages from now on
         }
     }
 
     private void shutDown(String reason) {
         running = false;
-        newcomers.close();
         if (channel != null) {
             channel.close(); // disconnects first: the others install a view without us at once
         }
