@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * sees each sender's messages in send order; messages from different senders may be delivered at once.
  * Replies travel out-of-band (OOB, no flow control): they complete a future at once instead of waiting
  * behind the requester's other traffic. Whatever the core's receiver throws is logged and counted and
- * never reaches JGroups; for a request it becomes a failure reply, as does a {@code null} return.
+ * never reaches JGroups; for a request it becomes a failure reply, as does a {@code null} return. The
+ * messages of a node that has just joined and is not in this node's view yet are held until it is
+ * ({@link NewcomerGate}), then handed over in order on a pool thread.
  */
 final class InboundDispatcher implements Receiver {
 
@@ -33,15 +35,17 @@ final class InboundDispatcher implements Receiver {
     private final PendingRequests pending;
     private final TransportCounters counters;
     private final Supplier<Membership> membership;
+    private final NewcomerGate newcomers;
     private final Consumer<View> viewListener;
 
     InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
-                      Supplier<Membership> membership, Consumer<View> viewListener) {
+                      Supplier<Membership> membership, NewcomerGate newcomers, Consumer<View> viewListener) {
         this.channel = channel;
         this.receiver = receiver;
         this.pending = pending;
         this.counters = counters;
         this.membership = membership;
+        this.newcomers = newcomers;
         this.viewListener = viewListener;
     }
 
@@ -62,8 +66,8 @@ final class InboundDispatcher implements Receiver {
             return;
         }
         switch (frame.kind()) {
-            case ONE_WAY -> deliver(senderOf(source), frame);
-            case REQUEST -> answer(source, frame);
+            case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> deliver(senderOf(source), frame));
+            case REQUEST -> newcomers.deliver(source, frame.payload().length, () -> answer(source, frame));
             case REPLY -> pending.complete(frame.correlationId(), source, frame.payload());
             case FAILURE -> pending.fail(frame.correlationId(), source, frame.payloadAsText());
             case BARRIER -> passBarrier(source, frame);

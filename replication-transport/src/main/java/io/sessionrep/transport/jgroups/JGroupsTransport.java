@@ -78,6 +78,12 @@ public final class JGroupsTransport implements ReplicationTransport {
     private volatile boolean closed;
     private volatile Membership membership = Membership.EMPTY;
 
+    /** How long the messages of a node that has just joined may wait for this node's view to include it. */
+    static final long NEWCOMER_WAIT_MILLIS = 3_000;
+    /** How many such nodes may have messages held at once; and how many bytes may be held in all. */
+    static final int NEWCOMER_MAX_SENDERS = 16;
+    static final long NEWCOMER_MAX_BYTES = 16L * 1024 * 1024;
+
     /** On close, how long queued outbound messages may take to reach the channel. */
     static final long CLOSE_DRAIN_MILLIS = 3_000;
 
@@ -85,6 +91,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     private MessageReceiver receiver;
     private OutboundQueues outbound;
     private PendingRequests pending;
+    private NewcomerGate newcomers;
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
 
@@ -128,8 +135,10 @@ public final class JGroupsTransport implements ReplicationTransport {
                 channel.name(local.name());
                 channel.addAddressGenerator(new NodeIdentity(local));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
+                newcomers = new NewcomerGate(NEWCOMER_WAIT_MILLIS, NEWCOMER_MAX_SENDERS, NEWCOMER_MAX_BYTES,
+                        () -> membership, senderThreads, timeoutThread, counters);
                 channel.setReceiver(new InboundDispatcher(channel, receiver, pending, counters, () -> membership,
-                        this::viewChanged));
+                        newcomers, this::viewChanged));
                 running = true;
                 channel.connect(config.clusterName());
             } catch (Exception e) {
@@ -311,11 +320,16 @@ public final class JGroupsTransport implements ReplicationTransport {
         } catch (RuntimeException e) {
             counters.receiverFailed();
             LOG.log(System.Logger.Level.WARNING, "the receiver failed on a membership change; the transport keeps running", e);
+        } finally {
+            newcomers.viewInstalled(next); // after the core: it accepts the newcomers' messages from now on
         }
     }
 
     private void shutDown(String reason) {
         running = false;
+        if (newcomers != null) {
+            newcomers.close();
+        }
         if (channel != null) {
             channel.close(); // disconnects first: the others install a view without us at once
         }

@@ -25,6 +25,9 @@ public final class TransportCounters {
     private final LongAdder requestsFailed = new LongAdder();
     private final LongAdder receiverFailures = new LongAdder();
     private final LongAdder malformedFrames = new LongAdder();
+    private final LongAdder heldForView = new LongAdder();
+    private final LongAdder heldInVain = new LongAdder();
+    private final LongAdder heldDropped = new LongAdder();
 
     TransportCounters() {
     }
@@ -58,6 +61,15 @@ public final class TransportCounters {
     public long receiverFailures() { return receiverFailures.sum(); }
     /** Incoming frames dropped because they were truncated or of an unknown version or kind. */
     public long malformedFrames() { return malformedFrames.sum(); }
+    /**
+     * Messages from a node that had just joined, held until this node's view included it
+     * ({@link NewcomerGate}).
+     */
+    public long heldForView() { return heldForView.sum(); }
+    /** Of {@link #heldForView()}, those whose sender was still not in the view when the wait ended. */
+    public long heldInVain() { return heldInVain.sum(); }
+    /** Messages of such a node dropped because the held messages reached their bound in bytes. */
+    public long heldDropped() { return heldDropped.sum(); }
 
     void sent(int bytes) { messagesSent.increment(); bytesSent.add(bytes); }
     void sentInline() { sentByCaller.increment(); }
@@ -70,6 +82,9 @@ public final class TransportCounters {
     void requestFailed() { requestsFailed.increment(); }
     void receiverFailed() { receiverFailures.increment(); }
     void malformedFrame() { malformedFrames.increment(); }
+    void messageHeld() { heldForView.increment(); }
+    void heldMessagesReleasedInVain(int messages) { heldInVain.add(messages); }
+    void heldMessageDropped() { heldDropped.increment(); }
 
     @Override
     public String toString() {
@@ -78,6 +93,7 @@ public final class TransportCounters {
                 + bytesReceived() + " B, broadcasts " + broadcastsSent() + ", replies sent " + repliesSent()
                 + "/received " + repliesReceived() + ", dropped " + sendsDropped() + ", timed out "
                 + requestsTimedOut() + ", failed " + requestsFailed() + ", receiver failures " + receiverFailures()
-                + ", malformed " + malformedFrames();
+                + ", malformed " + malformedFrames() + ", held for a view " + heldForView() + " (in vain "
+                + heldInVain() + ", dropped " + heldDropped() + ")";
     }
 }
