@@ -40,12 +40,12 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     private final SessionEvents events = new SessionEvents() {
         @Override
         public void ownershipLost(String sessionId) {
-            evictLater(sessionId, "taken over by another node");
+            evictLater(sessionId, "taken over by another node", false);
         }
 
         @Override
         public void invalidatedElsewhere(String sessionId) {
-            evictLater(sessionId, "invalidated on another node");
+            evictLater(sessionId, "invalidated on another node", true);
         }
     };
 
@@ -285,12 +285,16 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         }
     }
 
-    private void evictLater(String id, String why) {
+    private void evictLater(String id, String why, boolean invalidated) {
         // Called on a transport thread. Stop replicating from here at once (a volatile flag, no lock), but
         // evict on another thread: never block the transport on a session lock (a request may hold it while
         // it waits for a sync acknowledgement that this very thread would deliver).
         if (!(doGet(id) instanceof ReplicatedSession replicated)) {
             return;
+        }
+        if (!invalidated && getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()
+                && !store.replicator().hasMovedAway(id)) {
+            return; // a late report: a request here brought the session back, and this copy is the new one
         }
         replicated.replicatedData().disown();
         Runnable evict = () -> {

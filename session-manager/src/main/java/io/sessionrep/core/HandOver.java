@@ -78,6 +78,22 @@ final class HandOver {
         }
     }
 
+    /**
+     * Whether a live copy the container holds under the id is out of date: another node owns the session
+     * ({@link SessionAccess#MOVED}), or this node owns it only as a copy promoted or granted without a request
+     * (dormant: the container holds nothing live for it). A copy of a session this node serves, or has promised
+     * but still serves, is not.
+     */
+    boolean liveCopyStale(String id) {
+        PrimaryEntry entry = node.primary(id);
+        if (entry == null) {
+            return node.lostOwnership.contains(id) || node.backups.get(id) != null;
+        }
+        synchronized (entry) {
+            return entry.removed || entry.dormant;
+        }
+    }
+
     /** A request that entered (or acquired) the session is over; carries out a pending hand-over. */
     void exit(String id) {
         PrimaryEntry entry = node.primary(id);

@@ -198,6 +198,17 @@ public final class SessionReplicator implements AutoCloseable {
     }
 
     /**
+     * For an integration told {@link SessionEvents#ownershipLost}: whether the live copy it has just looked up
+     * under the id may be dropped. Look the copy up first, then ask. The report can arrive late (the thread that
+     * makes it can be descheduled between the core's decision and the container's lookup), and a request here
+     * may have brought the session back meanwhile: the copy under the id is then that new one, in use, and
+     * dropping it would lose that request's changes.
+     */
+    public boolean hasMovedAway(String sessionId) {
+        return handOver.liveCopyStale(sessionId);
+    }
+
+    /**
      * A request that entered or acquired the session is over (its request-end replication done). If another
      * node asked for the session meanwhile, the last request to exit hands it over.
      */

@@ -395,6 +395,11 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
     }
 
+    /** Where the core reports what other nodes did to this manager's sessions (tests deliver reports late). */
+    public SessionEvents sessionEvents() {
+        return events;
+    }
+
     /** Another node took the session over or invalidated it: drop the live copy here, silently. */
     private void evict(String clusterId, boolean invalidated) {
         ReplicationConfig running = config;
@@ -402,6 +407,10 @@ public class ReplicatedSessionManager extends ManagerBase {
             return;
         }
         Session session = sessions.get(ReplicationNode.withRoute(clusterId, running.nodeName()));
+        SessionReplicator engine = running();
+        if (!invalidated && engine != null && !engine.hasMovedAway(clusterId)) {
+            return; // a late report: a request here brought the session back, and this copy is the new one
+        }
         if (session instanceof ReplicatedSession replicated) {
             drop(replicated, invalidated);
             if (log.isDebugEnabled()) {

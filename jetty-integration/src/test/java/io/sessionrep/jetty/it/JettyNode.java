@@ -64,6 +64,11 @@ final class JettyNode extends EmbeddedNode {
         return sessions.replicator();
     }
 
+    @Override
+    public io.sessionrep.core.SessionEvents sessionEvents() {
+        return ((io.sessionrep.jetty.ReplicatedSessionCache) context.getSessionHandler().getSessionCache()).sessionEvents();
+    }
+
     /** Whether Jetty's session cache on this node holds the session live (not: a backup copy). */
     @Override
     public boolean holdsLive(String sessionId) throws Exception {

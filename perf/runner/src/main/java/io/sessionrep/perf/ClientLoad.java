@@ -220,14 +220,20 @@ final class ClientLoad {
                 // one cookie for all clients of the session, as the tabs or parallel requests of one browser share
                 // its cookie jar: a Set-Cookie any of them gets (a route rewrite, a new id) is what the next one sends
                 List<Future<Integer>> done = new ArrayList<>();
+                List<Answer> answers = java.util.Collections.synchronizedList(new ArrayList<>());
+                long sessionStart = System.nanoTime();
                 for (int c = 0; c < clients; c++) {
                     URI node = nodes.get(c % nodes.size());
+                    int client = c;
                     done.add(pool.submit(() -> {
                         int successes = 0;
                         for (int i = 0; i < processEach; i++) {
+                            long sentAt = System.nanoTime();
                             Timed r = timed(() -> owner.process(node), requests, nanos);
                             if (r.ok()) {
                                 successes++;
+                                answers.add(new Answer(client, r.reply().node(), r.reply().version(),
+                                        (sentAt - sessionStart) / 1_000, (System.nanoTime() - sessionStart) / 1_000));
                             } else {
                                 failures.add(r.kind());
                             }
@@ -258,9 +264,10 @@ final class ClientLoad {
                     withLoss++;
                     if (withLoss <= 20) { // which sessions, so that the nodes' logs can be searched (short form)
                         String id = verify.reply().session();
-                        System.out.printf(Locale.ROOT, "[S9] session %s: final version %d, %d process answered 200%n",
+                        System.out.printf(Locale.ROOT, "[S9] session %s: final version %d, %d process answered 200 (from"
+                                        + " node-a's clock at %s); the answers by version:%n%s",
                                 id == null ? "?" : io.sessionrep.core.LogIds.shortForm(io.sessionrep.core.ReplicationNode.clusterId(id)),
-                                version, successes);
+                                version, successes, java.time.Instant.now(), Answer.describe(answers));
                     }
                 }
                 timed(() -> owner.destroy(nodes.get(0)), requests, nanos);
@@ -272,6 +279,32 @@ final class ClientLoad {
         long count = requests.sum();
         return new Concurrent(nodes.size(), clients, processEach, seconds, sessions, sent, ok, finals, lost, extra, withLoss,
                 unverified, failures.snapshot(), count == 0 ? Double.NaN : nanos.sum() / 1e6 / count);
+    }
+
+    /**
+     * One successful {@code process} answer of scenario 9: which client sent it, which node answered, the
+     * version it reported, and when it was sent and answered (microseconds since the session's clients
+     * started). Two answers with one version are the two requests that read the same state: one update lost.
+     */
+    record Answer(int client, String node, Integer version, long sentMicros, long answeredMicros) {
+        static String describe(List<Answer> answers) {
+            List<Answer> sorted;
+            synchronized (answers) {
+                sorted = new ArrayList<>(answers);
+            }
+            sorted.sort(java.util.Comparator.comparing((Answer a) -> a.version() == null ? -1 : a.version())
+                    .thenComparingLong(Answer::sentMicros));
+            StringBuilder out = new StringBuilder();
+            Integer previous = null;
+            for (Answer a : sorted) {
+                boolean repeated = previous != null && previous.equals(a.version());
+                out.append(String.format(Locale.ROOT, "[S9]   version %3s from %-8s client %d, sent +%,d us, answered +%,d us%s%n",
+                        a.version(), a.node(), a.client(), a.sentMicros(), a.answeredMicros(),
+                        repeated ? "   <- the same version again" : ""));
+                previous = a.version();
+            }
+            return out.toString();
+        }
     }
 
     @FunctionalInterface

@@ -264,15 +264,22 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
 
     @Override
     public void ownershipLost(String sessionId) {
-        ReplicatedHttpSession session = live.remove(sessionId);
-        if (session != null) {
+        ReplicatedHttpSession session = live.get(sessionId);
+        SessionReplicator engine = replicator;
+        if (session == null || (engine != null && !engine.hasMovedAway(sessionId))) {
+            return; // a late report: a request here brought the session back, and this copy is the new one
+        }
+        if (live.remove(sessionId, session)) {
             session.disown();
         }
     }
 
     @Override
     public void invalidatedElsewhere(String sessionId) {
-        ownershipLost(sessionId);
+        ReplicatedHttpSession session = live.remove(sessionId);
+        if (session != null) {
+            session.disown();
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sessionrep.testsupport;
 
+import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 
 import java.net.URI;
@@ -25,6 +26,12 @@ public abstract class EmbeddedNode implements AutoCloseable {
 
     /** The replication engine of the node's application. */
     public abstract SessionReplicator replicator();
+
+    /**
+     * Where the node's engine reports what other nodes did to its sessions (the integration's
+     * {@link SessionEvents}), for tests that deliver such a report late, as a slow thread can.
+     */
+    public abstract SessionEvents sessionEvents();
 
     /** Whether this node holds a copy (primary or backup) of the cluster session {@code clusterId}, not invalidated. */
     public boolean hasLocalCopy(String clusterId) {

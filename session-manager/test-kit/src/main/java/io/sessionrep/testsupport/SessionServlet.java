@@ -44,6 +44,16 @@ public class SessionServlet extends HttpServlet {
                 request.getSession(true).setAttribute(name, value);
                 body = "ok";
             }
+            case "set-and-wait" -> {
+                // sets the attribute, then waits inside the request until the test opens the gate (RequestGates)
+                request.getSession(true).setAttribute(name, value);
+                try {
+                    RequestGates.pass(request.getParameter("gate"));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                body = "ok";
+            }
             case "note" -> {
                 request.getSession(true).setAttribute(name, new Note(value));
                 body = "ok";

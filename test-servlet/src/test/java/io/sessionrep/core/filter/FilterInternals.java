@@ -16,4 +16,9 @@ public final class FilterInternals {
         FilterSessionManager sessions = filter.sessions();
         return sessions == null ? null : sessions.replicator();
     }
+
+    /** What the engine of a started {@code filter} reports to (its session manager); null before or after. */
+    public static io.sessionrep.core.SessionEvents sessionEvents(ReplicationFilter filter) {
+        return filter.sessions();
+    }
 }

@@ -49,13 +49,16 @@ final class FilterNode extends EmbeddedNode {
 
     private final Running running;
     private final SessionReplicator replicator;
+    private final io.sessionrep.core.SessionEvents events;
     private final ReplicationTransport transport;
     private volatile boolean stopped;
 
-    private FilterNode(String name, Running running, SessionReplicator replicator, ReplicationTransport transport) {
+    private FilterNode(String name, Running running, SessionReplicator replicator, io.sessionrep.core.SessionEvents events,
+                       ReplicationTransport transport) {
         super(name);
         this.running = running;
         this.replicator = replicator;
+        this.events = events;
         this.transport = transport;
     }
 
@@ -74,7 +77,7 @@ final class FilterNode extends EmbeddedNode {
             running.stop();
             throw new IllegalStateException("the filter of " + name + " did not start");
         }
-        return new FilterNode(name, running, replicator, made[0]);
+        return new FilterNode(name, running, replicator, FilterInternals.sessionEvents(filter), made[0]);
     }
 
     @Override
@@ -85,6 +88,11 @@ final class FilterNode extends EmbeddedNode {
     @Override
     public SessionReplicator replicator() {
         return replicator;
+    }
+
+    @Override
+    public io.sessionrep.core.SessionEvents sessionEvents() {
+        return events;
     }
 
     /**

@@ -132,6 +132,11 @@ final class TomcatNode extends EmbeddedNode {
         return manager.replicator();
     }
 
+    @Override
+    public io.sessionrep.core.SessionEvents sessionEvents() {
+        return manager.sessionEvents();
+    }
+
     /** Whether this node's Tomcat holds the session live (not: a backup copy). */
     @Override
     public boolean holdsLive(String clusterId) {
