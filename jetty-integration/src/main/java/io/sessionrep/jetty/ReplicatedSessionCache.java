@@ -267,6 +267,21 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     }
 
     /**
+     * A session a request here has just created. That request is not entered in the core (the core knows the
+     * session only from its first replication), so its release must not exit the core: an exit too many let
+     * the session be handed over while a later request of this node still ran on it, and that request's change
+     * was lost (the perf runner's scenario 9: the client gets the new session's cookie once the response is
+     * committed, before the creating request has released the session, and its next requests enter first).
+     */
+    @Override
+    public void add(String id, ManagedSession session) throws Exception {
+        super.add(id, session);
+        if (session instanceof ReplicatedSession replicated) {
+            replicated.createdByRequest();
+        }
+    }
+
+    /**
      * Jetty's release (the store writes the session when the last request exits), then the eviction that
      * a cluster event deferred while requests were using the session here.
      */
@@ -275,7 +290,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         try {
             super.release(session);
         } finally {
-            if (session instanceof ReplicatedSession replicated
+            if (session instanceof ReplicatedSession replicated && !replicated.takeCreatorsRelease()
                     && getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()) {
                 store.replicator().exit(replicated.getId()); // after its replication: a hand-over may go now
             }

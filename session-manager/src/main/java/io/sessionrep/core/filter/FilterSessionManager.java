@@ -217,8 +217,13 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         return newId;
     }
 
-    /** The request that used {@code session} ended: replicate what it changed. Never throws. */
-    void requestEnd(ReplicatedHttpSession session) {
+    /**
+     * The request that used {@code session} ended: replicate what it changed. Never throws. {@code entered}:
+     * the request was entered in the core ({@link #find}); the request that created the session was not, and
+     * an exit for it would count out another request of this node still running on the session, which could
+     * then be handed over under that request.
+     */
+    void requestEnd(ReplicatedHttpSession session, boolean entered) {
         session.leave();
         try {
             if (session.isValid() && !session.isDisowned()) {
@@ -228,7 +233,9 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "replication of session "
                     + io.sessionrep.core.LogIds.shortForm(session.getId()) + " failed", e);
         } finally {
-            replicator.exit(session.getId()); // after its replication: a waiting hand-over may go now
+            if (entered) {
+                replicator.exit(session.getId()); // after its replication: a waiting hand-over may go now
+            }
         }
     }
 

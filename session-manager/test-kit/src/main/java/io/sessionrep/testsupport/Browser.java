@@ -16,7 +16,7 @@ import java.util.Optional;
 public final class Browser {
     private final String cookieName;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private String cookie;
+    private volatile String cookie;
 
     /** A user whose session cookie is the containers' JSESSIONID. */
     public Browser() {
@@ -55,6 +55,43 @@ public final class Browser {
         }
         Optional<String> served = response.headers().firstValue("X-Node");
         return new Reply(response.statusCode(), response.body(), served.orElse(null), setCookie);
+    }
+
+    /** A request sent in the background: its headers (and cookie) can arrive long before its body. */
+    public final class Pending {
+        private final java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>> response;
+
+        private Pending(java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>> response) {
+            this.response = response;
+        }
+
+        /** Waits for the headers; takes the session cookie they set. */
+        public int awaitHeaders() throws Exception {
+            HttpResponse<java.io.InputStream> r = response.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            for (String header : r.headers().allValues("Set-Cookie")) {
+                if (header.startsWith(cookieName + "=")) {
+                    int end = header.indexOf(';');
+                    cookie = header.substring(cookieName.length() + 1, end < 0 ? header.length() : end);
+                }
+            }
+            return r.statusCode();
+        }
+
+        /** Waits for the whole body. */
+        public String body() throws Exception {
+            try (java.io.InputStream in = response.get(30, java.util.concurrent.TimeUnit.SECONDS).body()) {
+                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    /** Sends a request to the node's servlet without waiting for it (see {@link Pending}). */
+    public Pending start(EmbeddedNode node, String query) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(node.uri(query)).timeout(Duration.ofSeconds(30));
+        if (cookie != null) {
+            request.header("Cookie", cookieName + "=" + cookie);
+        }
+        return new Pending(http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     /** The cookie value: the extended session id, {@code <id>.<node-name>}. */

@@ -54,6 +54,33 @@ public class SessionServlet extends HttpServlet {
                 }
                 body = "ok";
             }
+            case "create-commit-and-wait" -> {
+                // a new session's first request that sends its response (and cookie) before it ends
+                request.getSession(true).setAttribute(name, value);
+                response.getWriter().write("ok");
+                response.flushBuffer();
+                try {
+                    RequestGates.pass(request.getParameter("gate"));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            }
+            case "wait-and-set" -> {
+                // holds the session (entered) without changing it until the test opens the gate, then sets
+                HttpSession session = request.getSession(false);
+                if (session == null) {
+                    body = "no-session";
+                    break;
+                }
+                try {
+                    RequestGates.pass(request.getParameter("gate"));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                session.setAttribute(name, value);
+                body = "ok";
+            }
             case "note" -> {
                 request.getSession(true).setAttribute(name, new Note(value));
                 body = "ok";
