@@ -58,7 +58,7 @@ final class HandOver {
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
             // not replicated yet (a new session, or replication off), unless it was handed away from here
-            return node.lostOwnership.contains(id) || node.backups.get(id) != null ? SessionAccess.MOVED : SessionAccess.OWNED;
+            return handedAway(id) ? SessionAccess.MOVED : SessionAccess.OWNED;
         }
         synchronized (entry) {
             if (entry.removed) {
@@ -87,11 +87,16 @@ final class HandOver {
     boolean liveCopyStale(String id) {
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
-            return node.lostOwnership.contains(id) || node.backups.get(id) != null;
+            return handedAway(id);
         }
         synchronized (entry) {
             return entry.removed || entry.dormant;
         }
+    }
+
+    /** No entry here, but this node lost the session or holds it as another node's backup. */
+    private boolean handedAway(String id) {
+        return node.lostOwnership.contains(id) || node.backups.get(id) != null;
     }
 
     /** A request that entered (or acquired) the session is over; carries out a pending hand-over. */

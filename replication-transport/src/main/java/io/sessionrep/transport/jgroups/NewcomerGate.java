@@ -46,10 +46,13 @@ final class NewcomerGate {
     /** Addresses of earlier views remembered (the oldest forgotten first). */
     static final int REMEMBERED_ADDRESSES = 4096;
 
+    /** One held message: what hands it to the core, and its size. */
+    private record Message(Runnable delivery, int bytes) {
+    }
+
     /** The messages held for one sender, in arrival order. */
     private static final class Held {
-        final ArrayDeque<Runnable> deliveries = new ArrayDeque<>();
-        final ArrayDeque<Integer> sizes = new ArrayDeque<>();
+        final ArrayDeque<Message> messages = new ArrayDeque<>();
         final long deadlineNanos;
         boolean releasing;
 
@@ -67,7 +70,6 @@ final class NewcomerGate {
     private final TransportCounters counters;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private Membership installed = Membership.EMPTY;
     private final Set<Address> seen = Collections.newSetFromMap(new LinkedHashMap<>(64, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Address, Boolean> eldest) {
@@ -121,8 +123,8 @@ final class NewcomerGate {
     private boolean holdOrPass(Address source, int bytes, Runnable delivery) {
         Held queue = held.get(source);
         if (queue == null) {
-            if (closed || current.get().contains(source) || installed.contains(source) || seen.contains(source)) {
-                return true; // a member, or a former one (the core refuses it)
+            if (closed || current.get().contains(source) || seen.contains(source)) {
+                return true; // a member, or in an earlier view (a former member: the core refuses it)
             }
             if (held.size() >= maxSenders) {
                 return true; // too many strangers at once: the core refuses this one
@@ -137,8 +139,7 @@ final class NewcomerGate {
             counters.heldMessageDropped();
             return false;
         }
-        queue.deliveries.add(delivery);
-        queue.sizes.add(bytes);
+        queue.messages.add(new Message(delivery, bytes));
         heldBytes += bytes;
         counters.messageHeld();
         return false;
@@ -149,7 +150,6 @@ final class NewcomerGate {
         List<Address> release = new ArrayList<>();
         lock.lock();
         try {
-            installed = view;
             seen.addAll(view.addresses());
             for (Map.Entry<Address, Held> e : held.entrySet()) {
                 if (view.contains(e.getKey()) && !e.getValue().releasing) {
@@ -182,7 +182,7 @@ final class NewcomerGate {
         try {
             int n = 0;
             for (Held h : held.values()) {
-                n += h.deliveries.size();
+                n += h.messages.size();
             }
             return n;
         } finally {
@@ -209,9 +209,9 @@ final class NewcomerGate {
                 if (!h.releasing && now - h.deadlineNanos >= 0) {
                     h.releasing = true;
                     release.add(e.getKey());
-                    counters.heldMessagesReleasedInVain(h.deliveries.size());
+                    counters.heldMessagesReleasedInVain(h.messages.size());
                     LOG.log(System.Logger.Level.DEBUG, "{0} is still not in this node''s view after {1} ms; its {2}"
-                            + " held message(s) go on", e.getKey(), maxWaitMillis, h.deliveries.size());
+                            + " held message(s) go on", e.getKey(), maxWaitMillis, h.messages.size());
                 }
             }
         } finally {
@@ -234,25 +234,25 @@ final class NewcomerGate {
      */
     private void release(Address source) {
         while (true) {
-            Runnable next;
+            Message next;
             lock.lock();
             try {
                 Held h = held.get(source);
                 if (h == null) {
                     return; // closed meanwhile
                 }
-                next = h.deliveries.poll();
+                next = h.messages.poll();
                 if (next == null) {
                     held.remove(source);
                     holding = !held.isEmpty();
                     return;
                 }
-                heldBytes -= h.sizes.poll();
+                heldBytes -= next.bytes();
             } finally {
                 lock.unlock();
             }
             try {
-                next.run();
+                next.delivery().run();
             } catch (RuntimeException | Error e) {
                 LOG.log(System.Logger.Level.WARNING, "could not hand a held message of " + source + " to the core", e);
             }

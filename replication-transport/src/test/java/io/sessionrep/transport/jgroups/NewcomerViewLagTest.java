@@ -87,9 +87,7 @@ class NewcomerViewLagTest {
 
         ReplicationConfig configC = nodes.staticNode("c", ports[2], ports[0], ports[1]);
         SessionReplicator c = engine(configC, new JGroupsTransport(configC), meters);
-        long start = System.nanoTime();
         Optional<RestoredSession> taken = c.takeOver("s-lag"); // ownership-timeout: 5 s
-        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
         assertTrue(taken.isPresent(), "c found the session");
         assertEquals(7, taken.get().attributes().get("count"), "with its state");
@@ -97,7 +95,6 @@ class NewcomerViewLagTest {
         assertEquals(0, meters.find(ReplicationMetrics.OWNERSHIP_TIMEOUTS).counters().stream()
                 .mapToDouble(x -> x.count()).sum(), "no request would have been refused with 503");
         assertTrue(transportB.counters().heldForView() >= 1, "b held c's request for its view: " + transportB.counters());
-        assertTrue(tookMillis < 5_000, "took " + tookMillis + " ms");
     }
 
     private SessionReplicator engine(ReplicationConfig config, JGroupsTransport transport, SimpleMeterRegistry meters) {

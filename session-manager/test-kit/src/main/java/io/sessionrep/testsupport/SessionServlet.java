@@ -47,11 +47,7 @@ public class SessionServlet extends HttpServlet {
             case "set-and-wait" -> {
                 // sets the attribute, then waits inside the request until the test opens the gate (RequestGates)
                 request.getSession(true).setAttribute(name, value);
-                try {
-                    RequestGates.pass(request.getParameter("gate"));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                RequestGates.pass(request.getParameter("gate"));
                 body = "ok";
             }
             case "create-commit-and-wait" -> {
@@ -59,11 +55,7 @@ public class SessionServlet extends HttpServlet {
                 request.getSession(true).setAttribute(name, value);
                 response.getWriter().write("ok");
                 response.flushBuffer();
-                try {
-                    RequestGates.pass(request.getParameter("gate"));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                RequestGates.pass(request.getParameter("gate"));
                 return;
             }
             case "wait-and-set" -> {
@@ -73,11 +65,7 @@ public class SessionServlet extends HttpServlet {
                     body = "no-session";
                     break;
                 }
-                try {
-                    RequestGates.pass(request.getParameter("gate"));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                RequestGates.pass(request.getParameter("gate"));
                 session.setAttribute(name, value);
                 body = "ok";
             }
