@@ -22,8 +22,6 @@ public class ReplicatedSession extends ManagedSession {
     private final ReplicatedSessionData data;
     /** Guarded by the session lock: reads made by our own activation notification are not the application's. */
     private boolean notifying;
-    /** Set while the request that created this session here has not released it: it was not entered in the core. */
-    private final java.util.concurrent.atomic.AtomicBoolean creatorUncounted = new java.util.concurrent.atomic.AtomicBoolean();
 
     public ReplicatedSession(SessionManager manager, ReplicatedSessionData data) {
         super(manager, data);
@@ -32,20 +30,6 @@ public class ReplicatedSession extends ManagedSession {
 
     public ReplicatedSessionData replicatedData() {
         return data;
-    }
-
-    /** A request here created this session: it uses it without having been entered in the core. */
-    void createdByRequest() {
-        creatorUncounted.set(true);
-    }
-
-    /**
-     * For a release of this session: true once, for the release that stands for the request that created it,
-     * which must not exit the core (it never entered it). Which request's release that is does not matter:
-     * Jetty's releases do not say, and the core counts requests, not which ones.
-     */
-    boolean takeCreatorsRelease() {
-        return creatorUncounted.compareAndSet(true, false);
     }
 
     @Override

@@ -267,17 +267,17 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     }
 
     /**
-     * A session a request here has just created. That request is not entered in the core (the core knows the
-     * session only from its first replication), so its release must not exit the core: an exit too many let
-     * the session be handed over while a later request of this node still ran on it, and that request's change
-     * was lost (the perf runner's scenario 9: the client gets the new session's cookie once the response is
-     * committed, before the creating request has released the session, and its next requests enter first).
+     * A session a request here has just created: that request enters it in the core at once, like any request
+     * that uses a session, and its release exits it. The client gets the new session's cookie as soon as the
+     * response is committed, before the creating request releases the session: its next requests may enter
+     * first, and another node may ask for the session meanwhile; the hand-over waits for all of them.
      */
     @Override
     public void add(String id, ManagedSession session) throws Exception {
         super.add(id, session);
-        if (session instanceof ReplicatedSession replicated) {
-            replicated.createdByRequest();
+        if (session instanceof ReplicatedSession && getSessionDataStore() instanceof ReplicatedSessionDataStore store
+                && store.isRunningReplicator()) {
+            store.replicator().enter(session.getId()); // not replicated yet: always OWNED, and counted
         }
     }
 
@@ -290,7 +290,7 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         try {
             super.release(session);
         } finally {
-            if (session instanceof ReplicatedSession replicated && !replicated.takeCreatorsRelease()
+            if (session instanceof ReplicatedSession replicated
                     && getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()) {
                 store.replicator().exit(replicated.getId()); // after its replication: a hand-over may go now
             }

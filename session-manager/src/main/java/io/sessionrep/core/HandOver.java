@@ -23,7 +23,9 @@ import java.util.List;
  *       state as a backup held for the new owner, in case the new owner dies before its backups hold it.</li>
  * </ol>
  * Nothing here blocks a transport thread: a promise made while requests run is carried out by the last of
- * them to {@link #exit}. Other askers meanwhile are told who the session is promised to.
+ * them to {@link #exit}. Other askers meanwhile are told who the session is promised to. Requests on a session
+ * created here and not replicated yet count too ({@link NewSessionUses}): an asker is told this node owns it
+ * and asks again after its first replication.
  */
 final class HandOver {
     private static final System.Logger LOG = System.getLogger(HandOver.class.getName());
@@ -58,7 +60,12 @@ final class HandOver {
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
             // not replicated yet (a new session, or replication off), unless it was handed away from here
-            return handedAway(id) ? SessionAccess.MOVED : SessionAccess.OWNED;
+            if (handedAway(id)) {
+                return SessionAccess.MOVED;
+            }
+            if (!count || (entry = node.newSessionUses.enter(id)) == null) {
+                return SessionAccess.OWNED; // counted until its first replication, which makes the entry
+            }
         }
         synchronized (entry) {
             if (entry.removed) {
@@ -103,7 +110,13 @@ final class HandOver {
     void exit(String id) {
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
-            return;
+            if (node.newSessionUses.exit(id)) {
+                return; // entered before the session's first replication, which has not happened yet
+            }
+            entry = node.primary(id); // the first replication moved the count into the entry meanwhile
+            if (entry == null) {
+                return;
+            }
         }
         Grant granted = null;
         synchronized (entry) {
@@ -127,6 +140,12 @@ final class HandOver {
         }
         PrimaryEntry entry = node.primary(id);
         if (entry == null) {
+            if (node.newSessionUses.inUse(id)) {
+                // created here, in use and not replicated yet: it is ours; ask again once its first replication
+                // has made it an entry (the asker follows the hint, backing off)
+                reply(sender, m, AcquireOutcome.NOT_OWNER, node.self.name());
+                return;
+            }
             reply(sender, m, node.acquiring(id) ? AcquireOutcome.BUSY : AcquireOutcome.NOT_OWNER, ownerHint(id));
             return;
         }

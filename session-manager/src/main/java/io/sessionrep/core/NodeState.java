@@ -46,6 +46,8 @@ final class NodeState {
     final BackupPlacement placement;
     final SessionEvents events;
     final Map<String, PrimaryEntry> primaries = new ConcurrentHashMap<>();
+    /** Requests here on sessions created here and not replicated yet (no entry in {@link #primaries} yet). */
+    final NewSessionUses newSessionUses = new NewSessionUses(primaries);
     final BackupStore backups;
     final Tombstones tombstones;
     final Tombstones lostOwnership;

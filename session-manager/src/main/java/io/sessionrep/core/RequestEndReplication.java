@@ -3,7 +3,6 @@ package io.sessionrep.core;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.delta.SessionUpdate;
 import io.sessionrep.core.metrics.ReplicationMetrics;
-import io.sessionrep.core.store.SessionCopy;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.MalformedMessageException;
 import io.sessionrep.core.wire.Message;
@@ -68,7 +67,7 @@ final class RequestEndReplication {
                 node.tellOwnershipLost(id);
                 return List.of();
             }
-            entry = node.primaries.computeIfAbsent(id, k -> new PrimaryEntry(new SessionCopy(k)));
+            entry = node.newSessionUses.createEntry(id); // counts the requests that entered it before
         }
         List<Member> targets = node.backupsOf(id);
         synchronized (entry) {

@@ -177,8 +177,11 @@ public final class SessionReplicator implements AutoCloseable {
     }
 
     /**
-     * A request is about to use a session that the container holds live here. {@link SessionAccess#OWNED}:
-     * go ahead, and call {@link #exit} when the request is over (after {@link #requestEnd}).
+     * A request is about to use a session that the container holds live here, or has just created one
+     * (enter it at once: its cookie can reach the client long before the request ends).
+     * {@link SessionAccess#OWNED}: go ahead, and call {@link #exit} when the request is over (after
+     * {@link #requestEnd}). A session not replicated yet is always OWNED, and its requests are counted
+     * all the same: a hand-over asked for after its first replication waits for them.
      * {@link SessionAccess#MOVED}: another node owns it now; drop the live copy without invalidating it and
      * {@link #acquire} the session. {@link SessionAccess#PROMISED}: it is about to move while other requests
      * here still use it; keep the live copy (the hand-over drops it) and {@link #acquire} the session. Never
@@ -249,6 +252,7 @@ public final class SessionReplicator implements AutoCloseable {
      */
     public void invalidate(String sessionId) {
         node.tombstones.add(sessionId);
+        node.newSessionUses.forget(sessionId);
         node.dropPrimary(sessionId);
         node.backups.remove(sessionId);
         if (node.closed()) {

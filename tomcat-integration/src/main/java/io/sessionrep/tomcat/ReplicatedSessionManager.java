@@ -69,6 +69,10 @@ public class ReplicatedSessionManager extends ManagerBase {
      * adding and removing the entry on every request made the thread's map scan for stale entries each time.
      */
     private static final ThreadLocal<Boolean> LIVE_ONLY = new ThreadLocal<>();
+    /** The note on a request naming the session it created (entered in the core for it: exit at its end). */
+    static final String CREATED_NOTE = ReplicatedSessionManager.class.getName() + ".created";
+    /** The request this manager's valve is running on this thread; null outside it. */
+    private final ThreadLocal<Request> requestInValve = new ThreadLocal<>();
 
     private final ManagerAttributes attributes = new ManagerAttributes();
     private final SessionEvents events = new SessionEvents() {
@@ -329,7 +333,43 @@ public class ReplicatedSessionManager extends ManagerBase {
         ReplicationConfig running = config;
         String id = sessionId == null || running == null ? sessionId
                 : ReplicationNode.withRoute(ReplicationNode.clusterId(sessionId), running.nodeName());
-        return super.createSession(id);
+        Session created = super.createSession(id);
+        enterCreated(created);
+        return created;
+    }
+
+    /**
+     * A request creating a session enters it in the core at once, like any request that uses a session: its
+     * cookie can reach the client long before the request ends (a response larger than the buffer, or
+     * flushed), and the client's next requests, here or on another node, must find the session in use rather
+     * than hand it over under this request, or not find it at all. Only a request running in this manager's
+     * valve is entered, as only the valve exits it ({@link ReplicationValve}); a session created elsewhere (an
+     * async thread, a cross-context dispatch) is first known to the core at its first replication, as before.
+     */
+    private void enterCreated(Session created) {
+        Request request = requestInValve.get();
+        SessionReplicator engine = running();
+        if (request == null || engine == null || created == null || created.getIdInternal() == null) {
+            return;
+        }
+        String clusterId = ReplicationNode.clusterId(created.getIdInternal());
+        engine.enter(clusterId); // not replicated yet: OWNED, and counted
+        Object earlier = request.getNote(CREATED_NOTE);
+        request.setNote(CREATED_NOTE, clusterId);
+        if (earlier instanceof String invalidated) {
+            engine.exit(invalidated); // a second session of the same request: it ended the first one
+        }
+    }
+
+    /** The valve runs {@code request} on this thread (null: no longer); returns what ran before. */
+    Request runInValve(Request request) {
+        Request outer = requestInValve.get();
+        if (request == null) {
+            requestInValve.remove();
+        } else {
+            requestInValve.set(request);
+        }
+        return outer;
     }
 
     /**

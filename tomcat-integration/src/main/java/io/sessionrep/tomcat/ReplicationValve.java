@@ -21,6 +21,8 @@ import java.io.IOException;
  * <ul>
  *   <li>Before the application (not for async dispatches): a session id with another node's route is taken
  *       over and the cookie rewritten ({@link ReplicatedSessionManager#enterRequestedSession}); when the session's owner does not hand it over within ownership-timeout, the request is answered 503 and the application does not run.</li>
+ *   <li>During it: a session the application creates is entered in the core at once
+ *       ({@link ReplicatedSessionManager#createSession}).</li>
  *   <li>After it: the session the request used is replicated, once. For a request that went async it is
  *       replicated when the async cycle completes ({@link AsyncListener#onComplete}), not after each
  *       dispatch.</li>
@@ -59,9 +61,11 @@ final class ReplicationValve extends ValveBase {
                 request.setNote(ENTERED_NOTE, entered);
             }
         }
+        Request outer = manager.runInValve(request);
         try {
             getNext().invoke(request, response);
         } finally {
+            manager.runInValve(outer);
             afterDispatch(request);
         }
     }
@@ -85,11 +89,16 @@ final class ReplicationValve extends ValveBase {
             // never fail a request because of its replication (the core already counts its own failures)
             log.warn("Replication of the session of " + request.getRequestURI() + " failed", e);
         } finally {
-            Object entered = request.getNote(ENTERED_NOTE);
-            if (entered instanceof String clusterId) {
-                request.removeNote(ENTERED_NOTE);
-                manager.exitSession(clusterId); // after its replication: a waiting hand-over may go now
-            }
+            exit(request, ENTERED_NOTE); // after its replication: a waiting hand-over may go now
+            exit(request, ReplicatedSessionManager.CREATED_NOTE);
+        }
+    }
+
+    /** Exits the session the note names (entered for this request), once. */
+    private void exit(Request request, String note) {
+        if (request.getNote(note) instanceof String clusterId) {
+            request.removeNote(note);
+            manager.exitSession(clusterId);
         }
     }
 

@@ -151,7 +151,11 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         return session;
     }
 
-    /** A new session, used by the calling request (which must {@link #requestEnd} it). */
+    /**
+     * A new session, used by the calling request (which must {@link #requestEnd} it). The request enters it in
+     * the core at once: its cookie can reach the client before the request ends, and a hand-over asked for
+     * meanwhile must wait for it.
+     */
     ReplicatedHttpSession create() {
         String id;
         do {
@@ -161,6 +165,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         int maxInactive = timeoutMinutes <= 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, timeoutMinutes * 60L);
         ReplicatedHttpSession session = ReplicatedHttpSession.created(this, id, clock.millis(), maxInactive);
         live.put(id, session);
+        replicator.enter(id); // not replicated yet: always OWNED, and counted
         listeners.sessionCreated(session);
         return session;
     }
@@ -217,13 +222,8 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         return newId;
     }
 
-    /**
-     * The request that used {@code session} ended: replicate what it changed. Never throws. {@code entered}:
-     * the request was entered in the core ({@link #find}); the request that created the session was not, and
-     * an exit for it would count out another request of this node still running on the session, which could
-     * then be handed over under that request.
-     */
-    void requestEnd(ReplicatedHttpSession session, boolean entered) {
+    /** The request that used {@code session} ({@link #find} or {@link #create}) ended: replicate what it changed. Never throws. */
+    void requestEnd(ReplicatedHttpSession session) {
         session.leave();
         try {
             if (session.isValid() && !session.isDisowned()) {
@@ -233,9 +233,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "replication of session "
                     + io.sessionrep.core.LogIds.shortForm(session.getId()) + " failed", e);
         } finally {
-            if (entered) {
-                replicator.exit(session.getId()); // after its replication: a waiting hand-over may go now
-            }
+            replicator.exit(session.getId()); // after its replication: a waiting hand-over may go now
         }
     }
 

@@ -33,8 +33,6 @@ final class RequestScope implements AsyncListener {
     private String requestedId;
     private ReplicatedHttpSession requested;
     private ReplicatedHttpSession current;
-    /** The session this exchange created, if any: it was not entered in the core, so its end does not exit it. */
-    private ReplicatedHttpSession created;
     private volatile boolean async;
 
     RequestScope(HttpServletRequest request, HttpServletResponse response, FilterSessionManager sessions,
@@ -65,7 +63,6 @@ final class RequestScope implements AsyncListener {
             throw new IllegalStateException("cannot create a session after the response has been committed");
         }
         current = sessions.create();
-        created = current;
         use(current);
         writeCookie(current);
         return current;
@@ -134,7 +131,7 @@ final class RequestScope implements AsyncListener {
      */
     private void use(ReplicatedHttpSession session) {
         if (ended.get()) {
-            sessions.requestEnd(session, session != created);
+            sessions.requestEnd(session);
         } else {
             used.add(session);
         }
@@ -193,7 +190,7 @@ final class RequestScope implements AsyncListener {
             used.clear();
         }
         for (ReplicatedHttpSession session : sessionsUsed) {
-            sessions.requestEnd(session, session != created);
+            sessions.requestEnd(session);
         }
     }
 

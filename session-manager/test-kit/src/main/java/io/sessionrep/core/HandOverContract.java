@@ -197,6 +197,83 @@ public abstract class HandOverContract {
         }
     }
 
+    /**
+     * The client can hold a new session's cookie long before the request that created it ends (its response
+     * was committed early), and send its next request to the same node. That request enters a session the
+     * core does not know yet; it must count all the same, so that a hand-over asked for once the first
+     * replication made the session known waits for it.
+     */
+    @ParameterizedTest
+    @EnumSource(ReplicationMode.class)
+    void aRequestThatEnteredANewSessionBeforeItsFirstReplicationIsWaitedFor(ReplicationMode mode) throws Exception {
+        Node a = node("a", x -> x.replicationMode(mode));
+        Node b = node("b", x -> x.replicationMode(mode));
+        TestSession created = new TestSession("s1", System.currentTimeMillis()).set("count", 0);
+        a.live.put("s1", created); // created by a request still running, not replicated yet
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Integer> second = pool.submit(() -> a.increment("s1", () -> {
+                inside.countDown();
+                waitFor(release);
+            }));
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            a.engine.requestEnd(created, created.tracker); // the creating request ends: first replication
+            Future<Integer> onB = pool.submit(() -> b.increment("s1"));
+            Thread.sleep(300);
+            assertFalse(onB.isDone(), "b waits: the second request still runs on a");
+            release.countDown();
+            assertEquals(1, second.get(10, TimeUnit.SECONDS));
+            assertEquals(2, onB.get(10, TimeUnit.SECONDS), "b ran after the second request, with its change");
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+        assertEquals(0, count(ReplicationMetrics.OWNERSHIP_CONFLICTS), "no change was dropped");
+    }
+
+    /**
+     * A session still in use by the request that created it, before its first replication, is this node's:
+     * another node asked for it waits for that request and gets its state, instead of finding no session.
+     */
+    @ParameterizedTest
+    @EnumSource(ReplicationMode.class)
+    void aNewSessionAskedForBeforeItsFirstReplicationComesWithTheCreatorsState(ReplicationMode mode) throws Exception {
+        Node a = node("a", x -> x.replicationMode(mode));
+        Node b = node("b", x -> x.replicationMode(mode));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> creating = pool.submit(() -> {
+                TestSession s = new TestSession("s1", System.currentTimeMillis()).set("count", 0);
+                a.live.put("s1", s);
+                assertEquals(SessionAccess.OWNED, a.engine.enter("s1"), "the creating request enters its session");
+                try {
+                    inside.countDown();
+                    waitFor(release);
+                    s.set("count", 5);
+                    a.engine.requestEnd(s, s.tracker);
+                } finally {
+                    a.engine.exit("s1");
+                }
+                return null;
+            });
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            Future<Integer> onB = pool.submit(() -> b.increment("s1"));
+            Thread.sleep(300);
+            assertFalse(onB.isDone(), "b waits for the creating request on a");
+            release.countDown();
+            creating.get(10, TimeUnit.SECONDS);
+            assertEquals(6, onB.get(10, TimeUnit.SECONDS), "b got the session with the creating request's state");
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+        assertFalse(a.live.containsKey("s1"));
+    }
+
     @ParameterizedTest
     @EnumSource(ReplicationMode.class)
     void concurrentRequestsOnThreeNodesLoseNoUpdate(ReplicationMode mode) throws Exception {

@@ -51,11 +51,17 @@ public class SessionServlet extends HttpServlet {
                 body = "ok";
             }
             case "create-commit-and-wait" -> {
-                // a new session's first request that sends its response (and cookie) before it ends
-                request.getSession(true).setAttribute(name, value);
+                // a new session's first request that sends its response (and cookie) before it ends; with
+                // then=<value>, it sets the attribute to that value once the gate opens
+                HttpSession session = request.getSession(true);
+                session.setAttribute(name, value);
                 response.getWriter().write("ok");
                 response.flushBuffer();
                 RequestGates.pass(request.getParameter("gate"));
+                String then = request.getParameter("then");
+                if (then != null) {
+                    session.setAttribute(name, then);
+                }
                 return;
             }
             case "wait-and-set" -> {

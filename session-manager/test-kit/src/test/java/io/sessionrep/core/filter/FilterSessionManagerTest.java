@@ -72,7 +72,7 @@ class FilterSessionManagerTest {
         ReplicatedHttpSession session = a.create();
         String id = session.getId();
         session.setAttribute("cart", "3 items");
-        a.requestEnd(session, false);
+        a.requestEnd(session);
         drain();
         assertTrue(b.replicator().hasBackup(id));
 
@@ -95,7 +95,7 @@ class FilterSessionManagerTest {
         clock.advance(Duration.ofMinutes(5));
         a.sweep();
         assertEquals(1, a.liveSessions());
-        a.requestEnd(session, false);
+        a.requestEnd(session);
         a.sweep();
         assertEquals(0, a.liveSessions());
         assertThrows(IllegalStateException.class, () -> session.getAttribute("x"));
@@ -105,14 +105,14 @@ class FilterSessionManagerTest {
     void aMissIsTakenOverAndAnUnknownIdIsNotAdopted() {
         ReplicatedHttpSession session = a.create();
         session.setAttribute("user", "ada");
-        a.requestEnd(session, false);
+        a.requestEnd(session);
         drain();
 
         ReplicatedHttpSession moved = b.find(session.getId());
         assertNotNull(moved);
         assertEquals("ada", moved.getAttribute("user"));
         assertFalse(moved.isNew());
-        b.requestEnd(moved, true);
+        b.requestEnd(moved);
         drain();
         assertEquals(0, a.liveSessions(), "the old owner dropped its live copy");
 
@@ -131,7 +131,7 @@ class FilterSessionManagerTest {
         drain();
         ReplicatedHttpSession session = a.create();
         session.setAttribute("user", "ada");
-        a.requestEnd(session, false);
+        a.requestEnd(session);
         drain();
         assertFalse(b.replicator().hasLocalCopy(session.getId()), "nothing travels while node-a runs");
 
