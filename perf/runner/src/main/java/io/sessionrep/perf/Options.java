@@ -38,7 +38,8 @@ import java.util.Set;
  * --settle=SECONDS        before each scenario, wait at most this long for the 1-minute load average to fall
  *                         to 1.0 (default 300 full, 60 quick, 0 smoke; it stops waiting as soon as the load is below 1)
  * --baseline-jar=PATH     scenario 6: also ours async (and sync, if it runs) with this sessionrep-tomcat.jar (e.g. built
- *                         from the commit before a change), A/B against this build's: sticky throughput before and after
+ *                         from the commit before a change), A/B against this build's: sticky throughput before and after;
+ *                         scenario 9: also ours async (Tomcat) with it, under the same concurrent clients
  * --charts-only           redraw the charts of an earlier run (--run=NAME) from its raw results files
  * </pre>
  */

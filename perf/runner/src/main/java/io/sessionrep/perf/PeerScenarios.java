@@ -153,6 +153,16 @@ final class PeerScenarios {
                     TomcatSetup.OFF.cookie(), false, single));
         }
         clusters.forEach((s, c) -> all.put(s.id(), new Shared(s.label(), uris(c), s.cookie(), s.ours(), c)));
+        if (options.baselineJar != null && clusters.containsKey(TomcatSetup.OURS_ASYNC)) {
+            // the A/B of two builds under this load, interleaved round by round like every other configuration
+            Path baseline = Path.of(options.baselineJar).toAbsolutePath();
+            System.out.println("-- starting " + Catalog.BASELINE + " (" + options.ccNodes + " nodes): " + baseline);
+            TomcatCluster c = catalog.startTomcat(TomcatSetup.OURS_ASYNC, baseline, options.ccNodes,
+                    dir.resolve("logs").resolve(Catalog.BASELINE));
+            track.accept(c);
+            all.put(Catalog.BASELINE, new Shared("sessionrep async, baseline jar (" + baseline.getFileName() + ")", uris(c),
+                    TomcatSetup.OURS_ASYNC.cookie(), true, c));
+        }
         for (Map.Entry<String, Map<String, String>> jetty : JETTY_CONCURRENCY.entrySet()) {
             if (!options.configs.isEmpty() && !options.configs.contains(jetty.getKey())) {
                 continue;
