@@ -87,9 +87,4 @@ final class NewSessionUses {
     void forget(String id) {
         counts.remove(id);
     }
-
-    /** Sessions with requests counted here (tests and diagnostics). */
-    int size() {
-        return counts.size();
-    }
 }
