@@ -63,9 +63,14 @@ final class HandOver {
             if (handedAway(id)) {
                 return SessionAccess.MOVED;
             }
-            if (!count || (entry = node.newSessionUses.enter(id)) == null) {
-                return SessionAccess.OWNED; // counted until its first replication, which makes the entry
+            if (!count) {
+                return SessionAccess.OWNED;
             }
+            entry = node.newSessionUses.enter(id);
+            if (entry == null) {
+                return SessionAccess.OWNED; // counted until its first replication moves the count into the entry
+            }
+            // the first replication made the entry meanwhile: enter that
         }
         synchronized (entry) {
             if (entry.removed) {

@@ -10,6 +10,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -141,10 +144,10 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         await("node-a dropped its live copy").atMost(REPLICATION).until(() -> !a.holdsLive(id));
 
         RequestGates.Gate gate = RequestGates.create("late-report-" + a.name());
-        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ExecutorService thread = Executors.newSingleThreadExecutor();
         try {
             // a takes the session back for this request, which sets green and waits inside the application
-            java.util.concurrent.Future<Browser.Reply> takeBack = thread.submit(() ->
+            Future<Browser.Reply> takeBack = thread.submit(() ->
                     user.get(a, "op=set-and-wait&name=color&value=green&gate=late-report-" + a.name()));
             assertTrue(gate.awaitReached(30), "the request on node-a reached the application");
             a.sessionEvents().ownershipLost(id); // the report of b's take-over, late
@@ -173,19 +176,19 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         N b = cluster.node(1);
         RequestGates.Gate created = RequestGates.create("first-request-created");
         RequestGates.Gate running = RequestGates.create("first-request-running");
-        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
             Browser.Pending first = user.start(a, "op=create-commit-and-wait&name=color&value=blue&gate=first-request-created");
             assertEquals(200, first.awaitHeaders(), "the first request sent its response and cookie");
             assertTrue(created.awaitReached(30));
-            java.util.concurrent.Future<Browser.Reply> second = threads.submit(() ->
+            Future<Browser.Reply> second = threads.submit(() ->
                     user.get(a, "op=wait-and-set&name=color&value=green&gate=first-request-running"));
             assertTrue(running.awaitReached(30), "the second request holds the session on node-a");
             created.open();
             assertEquals("ok", first.body());
             Thread.sleep(200); // the first request ends on node-a: the session's first replication
 
-            java.util.concurrent.Future<Browser.Reply> onB = threads.submit(() -> user.get(b, "op=get&name=color"));
+            Future<Browser.Reply> onB = threads.submit(() -> user.get(b, "op=get&name=color"));
             Thread.sleep(300);
             assertFalse(onB.isDone(), "node-b waits: the second request still runs on node-a");
             running.open();
@@ -212,13 +215,13 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         N a = cluster.node(0);
         N b = cluster.node(1);
         RequestGates.Gate created = RequestGates.create("creator-created");
-        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ExecutorService thread = Executors.newSingleThreadExecutor();
         try {
             Browser.Pending first = user.start(a,
                     "op=create-commit-and-wait&name=color&value=blue&then=green&gate=creator-created");
             assertEquals(200, first.awaitHeaders(), "the creating request sent its response and cookie");
             assertTrue(created.awaitReached(30));
-            java.util.concurrent.Future<Browser.Reply> onB = thread.submit(() -> user.get(b, "op=get&name=color"));
+            Future<Browser.Reply> onB = thread.submit(() -> user.get(b, "op=get&name=color"));
             Thread.sleep(300);
             assertFalse(onB.isDone(), "node-b waits: the creating request still runs on node-a");
             created.open();
