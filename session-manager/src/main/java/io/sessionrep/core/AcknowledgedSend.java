@@ -19,6 +19,14 @@ final class AcknowledgedSend {
         this.node = node;
     }
 
+    /** An update with its wire bytes (acknowledgement requested): encoded once, whatever the number of backups. */
+    record Encoded(SessionUpdate update, byte[] bytes) {
+    }
+
+    static Encoded encode(SessionUpdate update) {
+        return new Encoded(update, WireCodec.encode(new Message.Update(update, true)));
+    }
+
     /**
      * Sends an update that the backup acknowledges; a backup that needs a full copy gets one, serialized
      * from the live session if need be ({@code fromRequest}: the caller is the request that just used it, so
@@ -26,11 +34,16 @@ final class AcknowledgedSend {
      * the backup to the next request end (answered {@link Message.AckStatus#NEED_FULL}).
      */
     CompletableFuture<Message.AckStatus> send(Member target, SessionUpdate update, boolean fromRequest) {
+        return send(target, encode(update), fromRequest);
+    }
+
+    /** As {@link #send(Member, SessionUpdate, boolean)}, for an update already encoded (sent to several backups). */
+    CompletableFuture<Message.AckStatus> send(Member target, Encoded update, boolean fromRequest) {
         return request(target, update).thenCompose(status -> {
             if (status != Message.AckStatus.NEED_FULL) {
                 return CompletableFuture.completedFuture(status);
             }
-            PrimaryEntry entry = node.primaries.get(update.sessionId());
+            PrimaryEntry entry = node.primaries.get(update.update().sessionId());
             if (entry == null) {
                 return CompletableFuture.completedFuture(Message.AckStatus.INVALIDATED);
             }
@@ -42,12 +55,13 @@ final class AcknowledgedSend {
                     return CompletableFuture.completedFuture(entry.removed ? Message.AckStatus.INVALIDATED : status);
                 }
             }
-            return request(target, full);
+            return request(target, encode(full));
         });
     }
 
-    private CompletableFuture<Message.AckStatus> request(Member target, SessionUpdate update) {
-        byte[] bytes = WireCodec.encode(new Message.Update(update, true));
+    private CompletableFuture<Message.AckStatus> request(Member target, Encoded encoded) {
+        SessionUpdate update = encoded.update();
+        byte[] bytes = encoded.bytes();
         (update.full() ? node.metrics.fullSent : node.metrics.deltaSent).increment();
         node.metrics.bytesSent.increment(bytes.length);
         node.metrics.valueBytesSent.increment(update.valueBytes());

@@ -9,6 +9,7 @@ import io.sessionrep.core.wire.WireCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +27,9 @@ import java.util.function.BiConsumer;
  * for a (backup, session) pair waits, a newer one is merged into it (only the newest state travels). The
  * queue is bounded in entries and bytes: when full, the oldest waiting update is dropped and its session is
  * told to send a full copy next time.
+ *
+ * <p>An update queued for several backups (write-quota above 1) is encoded once per batch, and every backup
+ * gets the same bytes.
  *
  * <p>Invalidations travel the same way ({@link #enqueueInvalidation}), after the batch window, beside the
  * updates. They replace whatever update of their session still waits, and are never dropped: when the
@@ -211,6 +215,7 @@ final class AsyncSender implements AutoCloseable {
 
     private void run() {
         List<Pending> batch = new ArrayList<>();
+        Map<SessionUpdate, byte[]> encoded = new IdentityHashMap<>(); // this batch's updates, by identity
         while (true) {
             lock.lock();
             try {
@@ -240,19 +245,22 @@ final class AsyncSender implements AutoCloseable {
                 lock.unlock();
             }
             for (Pending pending : batch) { // in queue order: the updates of one (backup, session) pair stay in order
-                send(pending);
+                send(pending, encoded);
             }
             batch.clear();
+            encoded.clear();
         }
     }
 
-    private void send(Pending pending) {
+    /** Sends one update, encoded once for all the backups it goes to in this batch ({@code encoded}). */
+    private void send(Pending pending, Map<SessionUpdate, byte[]> encoded) {
         if (pending.isInvalidation()) {
             sendInvalidation(pending);
             return;
         }
         try {
-            byte[] bytes = WireCodec.encode(new Message.Update(pending.update(), false));
+            byte[] bytes = encoded.computeIfAbsent(pending.update(),
+                    update -> WireCodec.encode(new Message.Update(update, false)));
             transport.send(pending.target(), bytes);
             (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
             metrics.bytesSent.increment(bytes.length);

@@ -108,6 +108,8 @@ final class RequestEndReplication {
         }
         entry.oversizeWarned = false;
         SessionUpdate full = null;
+        AcknowledgedSend.Encoded encodedDelta = null; // sync: encoded once for every backup it goes to
+        AcknowledgedSend.Encoded encodedFull = null;
         List<CompletableFuture<Message.AckStatus>> acks = new ArrayList<>(targets.size());
         for (Member target : targets) {
             boolean synced = entry.syncedBackups.contains(target.name());
@@ -123,7 +125,13 @@ final class RequestEndReplication {
                 update = full;
             }
             if (node.config.replicationMode() == ReplicationMode.SYNC) {
-                acks.add(confirmOnAck(entry, target, acknowledged.send(target, update, true)));
+                if (update == delta && encodedDelta == null) {
+                    encodedDelta = AcknowledgedSend.encode(delta);
+                } else if (update == full && encodedFull == null) {
+                    encodedFull = AcknowledgedSend.encode(full);
+                }
+                AcknowledgedSend.Encoded encoded = update == delta ? encodedDelta : encodedFull;
+                acks.add(confirmOnAck(entry, target, acknowledged.send(target, encoded, true)));
             } else {
                 node.sender.enqueue(target, update);
             }

@@ -4,12 +4,18 @@ import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.config.ReplicationTrigger;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.wire.MalformedMessageException;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.awaitility.Awaitility.await;
@@ -53,6 +59,59 @@ public abstract class ReplicationBasicsContract extends SessionReplicatorContrac
         double second = valueBytesSent("a") - first;
         assertTrue(second >= 10_000 && second < 10_100, "delta carries only the changed attribute: " + second);
         assertEquals(2, b.backupVersion("s1"));
+    }
+
+    @Test
+    void withTwoBackupsBothGetEveryChangeFromOneEncodingAsync() {
+        bothBackupsGetEveryChangeFromOneEncoding(ReplicationMode.ASYNC);
+    }
+
+    @Test
+    void withTwoBackupsBothGetEveryChangeFromOneEncodingSync() {
+        bothBackupsGetEveryChangeFromOneEncoding(ReplicationMode.SYNC);
+    }
+
+    /** write-quota 2: each update is encoded once and the same bytes go to both backups, which both apply it. */
+    private void bothBackupsGetEveryChangeFromOneEncoding(ReplicationMode mode) {
+        SessionReplicator a = node("a", o -> o.writeQuota(2).replicationMode(mode));
+        SessionReplicator b = node("b", o -> o.writeQuota(2).replicationMode(mode));
+        SessionReplicator c = node("c", o -> o.writeQuota(2).replicationMode(mode));
+        Map<String, List<byte[]>> updatesTo = new ConcurrentHashMap<>();
+        transports.get("a").dropWhen((target, bytes) -> {
+            if (decoded(bytes) instanceof Message.Update update && update.update().sessionId().equals("s1")) {
+                updatesTo.computeIfAbsent(target.name(), name -> new CopyOnWriteArrayList<>()).add(bytes);
+            }
+            return false; // records, drops nothing
+        });
+        TestSession s = newSession("s1").set("cart", new byte[10_000]).set("name", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a); // async: sent before the next change, not merged with it
+        byte[] changed = new byte[10_000];
+        Arrays.fill(changed, (byte) 7);
+        s.set("cart", changed);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+
+        assertEquals(2, b.backupVersion("s1"));
+        assertEquals(2, c.backupVersion("s1"));
+        assertEquals(2, updatesTo.get("b").size(), "the full copy, then the delta: " + updatesTo.keySet());
+        assertEquals(2, updatesTo.get("c").size());
+        for (int i = 0; i < 2; i++) {
+            assertTrue(updatesTo.get("b").get(i) == updatesTo.get("c").get(i), "update " + i + " encoded once for both");
+        }
+        stopNode(a);
+        stopNode(b);
+        RestoredSession restored = c.takeOver("s1").orElseThrow();
+        assertArrayEquals(changed, (byte[]) restored.attributes().get("cart"), "the second backup has the change");
+        assertEquals("alice", restored.attributes().get("name"));
+    }
+
+    private static Message decoded(byte[] bytes) {
+        try {
+            return WireCodec.decode(bytes);
+        } catch (MalformedMessageException e) {
+            return null;
+        }
     }
 
     @Test

@@ -190,6 +190,40 @@ class AsyncSenderTest {
     }
 
     @Test
+    void anUpdateForTwoBackupsIsEncodedOnceAndBothGetTheSameBytes() throws Exception {
+        List<byte[]> atB = new CopyOnWriteArrayList<>();
+        List<byte[]> atC = new CopyOnWriteArrayList<>();
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = started(network, "a", message -> { });
+        var b = started(network, "b", atB::add);
+        var c = started(network, "c", atC::add);
+        Member backupC = new Member("c", "c");
+        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
+        try {
+            SessionUpdate cart = update("cart", 0, 10 * 1024);
+            sender.enqueue(backup, cart);
+            sender.enqueue(backup, update("other", 0, 10)); // between the two: the same update need not be adjacent
+            sender.enqueue(backupC, cart);
+            assertTrue(sender.flush(10_000), "sent once the window is over");
+            b.drain();
+            c.drain();
+            assertEquals(2, atB.size());
+            assertEquals(1, atC.size());
+            assertTrue(atB.get(0) == atC.get(0), "one encoding, handed to the transport for both backups");
+            SessionUpdate arrived = ((Message.Update) decode(atC.get(0))).update();
+            assertEquals("cart", arrived.sessionId());
+            assertEquals(10 * 1024, arrived.changed().get("v").length);
+            assertEquals(2 * atB.get(0).length + atB.get(1).length, (long) metrics.bytesSent.count(),
+                    "bytes sent still count each backup's copy");
+        } finally {
+            sender.close(1000);
+            a.close();
+            b.close();
+            c.close();
+        }
+    }
+
+    @Test
     void anInvalidationReplacesTheWaitingUpdateOfItsSessionAndLeavesAfterWhatWasQueuedBefore() throws Exception {
         List<Message> received = new CopyOnWriteArrayList<>();
         InMemoryNetwork network = new InMemoryNetwork();
