@@ -10,9 +10,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,10 +21,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link TransportException} when its target leaves or the transport closes. Counters are updated before
  * the future completes, so a caller that sees the outcome also sees it counted. A request its caller
  * ends (e.g. {@code cancel}) is forgotten; a reply that comes later is ignored.
+ *
+ * <p>Timeouts: one sweep every {@value #SWEEP_INTERVAL_MS} ms, scheduled only while requests wait, expires
+ * those past their deadline, so a request times out at most that much late. A timer task per request (the
+ * earlier way) cost every sync request end a task in the timer's queue, where a cancelled task stays until its
+ * deadline, and the timer thread woke once per request to discard it.
  */
 final class PendingRequests {
 
-    private record Pending(Member target, Address address, CompletableFuture<byte[]> future) {
+    /** How often waiting requests are checked for their deadline; the most a timeout may be late. */
+    static final long SWEEP_INTERVAL_MS = 10;
+
+    private record Pending(Member target, Address address, CompletableFuture<byte[]> future, long deadlineNanos,
+                           Duration timeout) {
     }
 
     /** A registered request: the id to put in the frame, the future to hand to the caller. */
@@ -35,6 +44,8 @@ final class PendingRequests {
     private final AtomicLong ids = new AtomicLong();
     private final ScheduledExecutorService timer;
     private final TransportCounters counters;
+    /** Whether a sweep is scheduled (or running); set by whoever schedules it. */
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
     PendingRequests(ScheduledExecutorService timer, TransportCounters counters) {
         this.timer = timer;
@@ -44,25 +55,43 @@ final class PendingRequests {
     Registration register(Member target, Address address, Duration timeout) {
         long id = ids.incrementAndGet();
         CompletableFuture<byte[]> future = new CompletableFuture<>();
-        pending.put(id, new Pending(target, address, future));
-        ScheduledFuture<?> expiry;
-        try {
-            expiry = timer.schedule(() -> {
-                if (pending.remove(id) != null) {
-                    counters.requestTimedOut();
-                    future.completeExceptionally(new TimeoutException(
-                            "no reply from " + target + " within " + timeout.toMillis() + " ms"));
-                }
-            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException closing) {
+        pending.put(id, new Pending(target, address, future, System.nanoTime() + timeout.toNanos(), timeout));
+        future.whenComplete((reply, failure) -> pending.remove(id)); // also when the caller ends it
+        if (!scheduleSweep()) {
             fail(id, "request to " + target + " not sent: the transport is closed");
-            return new Registration(id, future);
         }
-        future.whenComplete((reply, failure) -> {
-            pending.remove(id);
-            expiry.cancel(false);
-        });
         return new Registration(id, future);
+    }
+
+    /** Schedules a sweep unless one is; false when the timer no longer runs (the transport is closing). */
+    private boolean scheduleSweep() {
+        if (sweepScheduled.get() || !sweepScheduled.compareAndSet(false, true)) {
+            return true;
+        }
+        try {
+            timer.schedule(this::sweep, SWEEP_INTERVAL_MS, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (RejectedExecutionException closing) {
+            sweepScheduled.set(false);
+            return false;
+        }
+    }
+
+    /** Expires the requests past their deadline; runs again while any wait. */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
+            Pending p = entry.getValue();
+            if (now - p.deadlineNanos() >= 0 && pending.remove(entry.getKey(), p)) {
+                counters.requestTimedOut();
+                p.future().completeExceptionally(new TimeoutException(
+                        "no reply from " + p.target() + " within " + p.timeout().toMillis() + " ms"));
+            }
+        }
+        sweepScheduled.set(false);
+        if (!pending.isEmpty()) { // a request registered after the loop read the flag as set: sweep on its behalf
+            scheduleSweep();
+        }
     }
 
     /** The reply to request {@code id} came from {@code from}. */
