@@ -215,7 +215,6 @@ final class AsyncSender implements AutoCloseable {
 
     private void run() {
         List<Pending> batch = new ArrayList<>();
-        Map<SessionUpdate, byte[]> encoded = new IdentityHashMap<>(); // this batch's updates, by identity
         while (true) {
             lock.lock();
             try {
@@ -244,11 +243,12 @@ final class AsyncSender implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+            // a map per batch: clearing one kept across batches would scan the table of the largest batch every time
+            Map<SessionUpdate, byte[]> encoded = new IdentityHashMap<>();
             for (Pending pending : batch) { // in queue order: the updates of one (backup, session) pair stay in order
                 send(pending, encoded);
             }
             batch.clear();
-            encoded.clear();
         }
     }
 

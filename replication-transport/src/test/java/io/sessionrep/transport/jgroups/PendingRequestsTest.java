@@ -33,7 +33,7 @@ class PendingRequestsTest {
     }
 
     @Test
-    void aRequestWithoutReplyTimesOutAboutOnTimeAndIsCounted() {
+    void aRequestWithoutReplyTimesOutNotBeforeItsTimeoutAndIsCounted() {
         long started = System.nanoTime();
         PendingRequests.Registration r = pending.register(backup, address, Duration.ofMillis(100));
         ExecutionException e = assertThrows(ExecutionException.class, () -> r.future().get(10, TimeUnit.SECONDS));
