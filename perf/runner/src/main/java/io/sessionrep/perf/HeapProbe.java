@@ -44,7 +44,7 @@ final class HeapProbe {
         return kib * 1024;
     }
 
-    private static String jcmd(long pid, String command) throws IOException, InterruptedException {
+    static String jcmd(long pid, String command) throws IOException, InterruptedException {
         String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
         Process p = new ProcessBuilder(List.of(jcmd, Long.toString(pid), command)).redirectErrorStream(true).start();
         p.getOutputStream().close();

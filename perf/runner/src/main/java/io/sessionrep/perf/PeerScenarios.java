@@ -3,8 +3,10 @@ package io.sessionrep.perf;
 import io.sessionrep.testservlet.SessionClient;
 import io.sessionrep.testservlet.SessionReply;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -240,8 +242,10 @@ final class PeerScenarios {
             track.accept(c);
             try {
                 long[] before = new long[nodes];
+                List<HeapHistogram> histogramsBefore = new ArrayList<>();
                 for (int i = 0; i < nodes; i++) {
                     before[i] = HeapProbe.usedAfterFullGc(c.nodes().get(i).process().pid());
+                    histogramsBefore.add(HeapHistogram.of(c.nodes().get(i).process().pid()));
                 }
                 long redisBefore = c.redis() == null ? 0 : c.redis().usedMemory();
                 long failed = ClientLoad.createSessions(c.nodes().get(0).uri(), s.cookie(), n, 4, number, size);
@@ -259,6 +263,7 @@ final class PeerScenarios {
                         break;
                     }
                 }
+                writeGrowth(dir, s, c, histogramsBefore, n);
                 String notes = (failed == 0 ? "" : failed + " initialize requests failed; ") + "measured " + waited + " s after the last session";
                 if (s == TomcatSetup.REDIS) {
                     notes = "the sessions live in Redis; the Tomcat heaps only show the filter's caches. " + notes;
@@ -287,6 +292,20 @@ final class PeerScenarios {
             }
         }
         md.append('\n');
+    }
+
+    /** What grew on each node, by class, into {@code raw/s7/growth-<configuration>.txt} (where the heap went). */
+    private static void writeGrowth(Path dir, TomcatSetup s, TomcatCluster c, List<HeapHistogram> before, int sessions)
+            throws IOException, InterruptedException {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < before.size(); i++) {
+            HeapHistogram after = HeapHistogram.of(c.nodes().get(i).process().pid());
+            out.append("== ").append(c.nodes().get(i).name()).append(i == 0 ? " (primary)" : " (backup)")
+                    .append(": growth by class, jcmd GC.class_histogram after minus before\n")
+                    .append(HeapHistogram.describe(after.growthSince(before.get(i)), 30, sessions)).append('\n');
+        }
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("growth-" + s.id() + ".txt"), out.toString());
     }
 
     private static String cells(long growth, long attributeBytes, int sessions) {
