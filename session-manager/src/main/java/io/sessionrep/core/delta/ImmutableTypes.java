@@ -16,35 +16,22 @@ public final class ImmutableTypes {
             Long.class, Float.class, Double.class, BigDecimal.class, BigInteger.class, UUID.class,
             java.util.Locale.class, java.util.Currency.class, java.net.URI.class, Class.class);
 
-    /** Record accessors, looked up and made accessible once per record class (getAttribute is on the request path). */
-    private static final ClassValue<java.lang.reflect.Method[]> RECORD_ACCESSORS = new ClassValue<>() {
-        @Override
-        protected java.lang.reflect.Method[] computeValue(Class<?> type) {
-            var components = type.getRecordComponents();
-            java.lang.reflect.Method[] accessors = new java.lang.reflect.Method[components.length];
-            for (int i = 0; i < components.length; i++) {
-                accessors[i] = components[i].getAccessor();
-                try {
-                    accessors[i].setAccessible(true);
-                } catch (RuntimeException e) {
-                    return null; // not accessible: treated as mutable below
-                }
-            }
-            return accessors;
-        }
-    };
-
     private ImmutableTypes() {
     }
 
     /**
-     * Whether instances of a class (not a record) are immutable, worked out once per class: getAttribute asks
-     * on every call. The values are the JDK's own {@code Boolean}s, so that a JDK class (String, byte[]) that
-     * holds one does not keep this web application's class loader alive.
+     * What a class's instances are, worked out once per class and found by one lookup (getAttribute asks on
+     * every call; {@code Class.isRecord} beside it showed in profiles of the request path): {@code Boolean.TRUE} (immutable), {@code Boolean.FALSE}
+     * (mutable, or a record whose accessors cannot be called), or a record's accessors, made accessible,
+     * whose values decide. The booleans are the JDK's own, so that a JDK class (String, byte[]) that holds
+     * one does not keep this web application's class loader alive.
      */
-    private static final ClassValue<Boolean> IMMUTABLE_TYPE = new ClassValue<>() {
+    private static final ClassValue<Object> KIND = new ClassValue<>() {
         @Override
-        protected Boolean computeValue(Class<?> type) {
+        protected Object computeValue(Class<?> type) {
+            if (type.isRecord()) {
+                return recordAccessors(type);
+            }
             if (IMMUTABLE.contains(type) || Enum.class.isAssignableFrom(type)) { // an enum, or a constant with a body
                 return Boolean.TRUE;
             }
@@ -54,19 +41,29 @@ public final class ImmutableTypes {
         }
     };
 
+    private static Object recordAccessors(Class<?> type) {
+        var components = type.getRecordComponents();
+        java.lang.reflect.Method[] accessors = new java.lang.reflect.Method[components.length];
+        for (int i = 0; i < components.length; i++) {
+            accessors[i] = components[i].getAccessor();
+            try {
+                accessors[i].setAccessible(true);
+            } catch (RuntimeException e) {
+                return Boolean.FALSE; // not accessible: treated as mutable
+            }
+        }
+        return accessors;
+    }
+
     public static boolean isKnownImmutable(Object value) {
         if (value == null) {
             return true;
         }
-        Class<?> type = value.getClass();
-        if (!type.isRecord()) {
-            return IMMUTABLE_TYPE.get(type);
+        Object kind = KIND.get(value.getClass());
+        if (kind instanceof Boolean immutable) {
+            return immutable;
         }
-        java.lang.reflect.Method[] accessors = RECORD_ACCESSORS.get(type);
-        if (accessors == null) {
-            return false;
-        }
-        for (java.lang.reflect.Method accessor : accessors) {
+        for (java.lang.reflect.Method accessor : (java.lang.reflect.Method[]) kind) {
             try {
                 if (!isKnownImmutable(accessor.invoke(value))) {
                     return false;
