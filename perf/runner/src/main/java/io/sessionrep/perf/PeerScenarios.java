@@ -235,6 +235,7 @@ final class PeerScenarios {
                 + " growth / attribute bytes; per session = (growth - attribute bytes) / sessions.%n%n", n, number, size, attributeBytes / 1e6));
         md.append("| configuration | primary (node-a) | ratio | per session beyond the attributes | backup (node-b) | ratio | per session beyond the attributes | notes |\n");
         md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+        StringBuilder growthShown = new StringBuilder();
         for (TomcatSetup s : setups) {
             int nodes = s == TomcatSetup.OFF ? 1 : 2;
             System.out.println("-- memory: " + s.id() + " (" + nodes + " nodes, " + n + " sessions)");
@@ -263,7 +264,10 @@ final class PeerScenarios {
                         break;
                     }
                 }
-                writeGrowth(dir, s, c, histogramsBefore, n);
+                String growth = writeGrowth(dir, s, c, histogramsBefore, n);
+                if (s == TomcatSetup.OFF || s == TomcatSetup.OURS_ASYNC) {
+                    growthShown.append("**").append(s.label()).append("**\n\n```\n").append(growth).append("```\n\n");
+                }
                 String notes = (failed == 0 ? "" : failed + " initialize requests failed; ") + "measured " + waited + " s after the last session";
                 if (s == TomcatSetup.REDIS) {
                     notes = "the sessions live in Redis; the Tomcat heaps only show the filter's caches. " + notes;
@@ -292,20 +296,27 @@ final class PeerScenarios {
             }
         }
         md.append('\n');
+        if (!growthShown.isEmpty()) {
+            md.append("Where the heap growth went, by class (`jcmd <pid> GC.class_histogram` after the sessions minus before;"
+                    + " the largest growths; every configuration's in `raw/s7/growth-<configuration>.txt`):\n\n").append(growthShown);
+        }
     }
 
     /** What grew on each node, by class, into {@code raw/s7/growth-<configuration>.txt} (where the heap went). */
-    private static void writeGrowth(Path dir, TomcatSetup s, TomcatCluster c, List<HeapHistogram> before, int sessions)
+    private static String writeGrowth(Path dir, TomcatSetup s, TomcatCluster c, List<HeapHistogram> before, int sessions)
             throws IOException, InterruptedException {
         StringBuilder out = new StringBuilder();
+        StringBuilder shown = new StringBuilder();
         for (int i = 0; i < before.size(); i++) {
-            HeapHistogram after = HeapHistogram.of(c.nodes().get(i).process().pid());
-            out.append("== ").append(c.nodes().get(i).name()).append(i == 0 ? " (primary)" : " (backup)")
-                    .append(": growth by class, jcmd GC.class_histogram after minus before\n")
-                    .append(HeapHistogram.describe(after.growthSince(before.get(i)), 30, sessions)).append('\n');
+            List<HeapHistogram.Growth> growth = HeapHistogram.of(c.nodes().get(i).process().pid()).growthSince(before.get(i));
+            String node = c.nodes().get(i).name() + (i == 0 ? " (primary)" : " (backup)");
+            out.append("== ").append(node).append(": growth by class, jcmd GC.class_histogram after minus before\n")
+                    .append(HeapHistogram.describe(growth, 30, sessions)).append('\n');
+            shown.append(node).append(": ").append(HeapHistogram.describe(growth, 15, sessions)).append('\n');
         }
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("growth-" + s.id() + ".txt"), out.toString());
+        return shown.toString();
     }
 
     private static String cells(long growth, long attributeBytes, int sessions) {
