@@ -106,7 +106,10 @@ final class IncomingMessages implements MessageReceiver {
         }
         Message.AckStatus status;
         long version = update.toVersion();
-        if (node.tombstones.contains(id)) {
+        // An invalidation tombstones the id and then drops the copy held here, so while a copy is held the
+        // tombstone lookup (a random read into a table of up to a million ids) is skipped: an update racing the
+        // invalidation applies to the copy that is about to go, as if it had come just before it
+        if (node.backups.get(id) == null && node.tombstones.contains(id)) {
             status = Message.AckStatus.INVALIDATED;
         } else {
             PrimaryEntry mine = node.primary(id);
