@@ -64,7 +64,7 @@ record HeapHistogram(Map<String, Entry> byClass) {
         return growth;
     }
 
-    /** The {@code top} largest growths as "class +bytes (+instances)" lines, per session where {@code sessions > 0}. */
+    /** The total, then the {@code top} largest growths, one line each: bytes, objects, bytes per session, class. */
     static String describe(List<Growth> growth, int top, int sessions) {
         StringBuilder out = new StringBuilder();
         long total = 0;
