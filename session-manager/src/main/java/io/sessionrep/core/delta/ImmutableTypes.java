@@ -21,9 +21,9 @@ public final class ImmutableTypes {
 
     /**
      * What a class's instances are, worked out once per class and found by one lookup (getAttribute asks on
-     * every call; {@code Class.isRecord} beside it showed in profiles of the request path): {@code Boolean.TRUE} (immutable), {@code Boolean.FALSE}
-     * (mutable, or a record whose accessors cannot be called), or a record's accessors, made accessible,
-     * whose values decide. The booleans are the JDK's own, so that a JDK class (String, byte[]) that holds
+     * every call; a {@code Class.isRecord} call beside the lookup showed in profiles of the request path):
+     * {@code Boolean.TRUE} (immutable), {@code Boolean.FALSE} (mutable, or a record whose accessors cannot be
+     * called), or a record's accessors, made accessible, whose values decide. The booleans are the JDK's own, so that a JDK class (String, byte[]) that holds
      * one does not keep this web application's class loader alive.
      */
     private static final ClassValue<Object> KIND = new ClassValue<>() {
