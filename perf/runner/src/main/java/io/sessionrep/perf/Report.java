@@ -82,7 +82,8 @@ final class Report {
         }
         line(md, "| load driver | Apache JMeter 5.6.3 (Maven Central), one JVM for the run: `" + String.join(" ", JMeterDriver.JVM_ARGS) + "` |");
         line(md, "| segments | " + options.segmentSeconds + " s each, " + options.rounds + " rounds per point (A/B/A/B), "
-                + options.warmupSeconds + " s unmeasured warm-up per configuration (at the first load point); first 20 % of each"
+                + options.warmupSeconds + " s unmeasured warm-up per configuration (at the first load point), then, with more than"
+                + " one configuration, one unmeasured round of segments at that point; first 20 % of each"
                 + " segment's samples discarded |");
         line(md, "");
         line(md, "Method (SPEC section 6, the study's appendix C): `perf/plans/session-study.jmx`, every thread loops"

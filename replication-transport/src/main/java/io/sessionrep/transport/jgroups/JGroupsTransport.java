@@ -50,8 +50,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Requests</b> are correlated by an id in a small frame ({@link WireFormat}), never by Java
  *       serialization. The future completes with the reply; exceptionally with {@code TimeoutException}
  *       after the timeout, or with {@link TransportException} when the receiver returned null or threw,
- *       the target left the view, or this transport closed. Replies come back out-of-band; callbacks
- *       chained without an executor run on a JGroups or timer thread and must be short.</li>
+ *       the target left the view, or this transport closed. Replies come back out-of-band and are handled on the
+ *       thread that read them from the connection ({@link RepliesOnReceiverThread}); callbacks chained
+ *       without an executor run on that thread, a JGroups pool thread or the timer thread, and must be short
+ *       and never wait: while one runs, nothing more is read from that member.</li>
  *   <li><b>Membership</b>: every view change updates {@link #members()} and is reported to
  *       {@link MessageReceiver#onMembershipChange} in view order.</li>
  * </ul>
@@ -122,6 +124,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             try {
                 WireFormat.registerHeader();
                 created = JGroupsStacks.channel(config);
+                RepliesOnReceiverThread.install(created.getProtocolStack().getTransport());
             } catch (Exception e) {
                 closed = true;
                 throw startFailure(e);

@@ -122,6 +122,11 @@ final class WireFormat {
             this.correlationId = correlationId;
         }
 
+        /** A reply or a failure: the answer to a request of this node. */
+        boolean isReply() {
+            return kind == Kind.REPLY.ordinal() || kind == Kind.FAILURE.ordinal();
+        }
+
         @Override
         public short getMagicId() {
             return HEADER_ID;

@@ -13,7 +13,9 @@ import java.util.concurrent.CompletableFuture;
  *   <li>messages from one member to another are delivered in send order (one-way and requests alike);</li>
  *   <li>{@link #send} and {@link #broadcast} never wait for the receiver to process the message;</li>
  *   <li>{@link #request} never blocks the caller: the future completes with the reply, or exceptionally
- *       when the timeout passes or the target leaves;</li>
+ *       when the timeout passes or the target leaves. It may complete on a thread of the transport that
+ *       reads further messages after it (the JGroups transport completes a reply on the thread that read
+ *       it): actions chained without an executor must be short and must never wait for the network;</li>
  *   <li>this member never receives its own broadcasts.</li>
  * </ul>
  */
