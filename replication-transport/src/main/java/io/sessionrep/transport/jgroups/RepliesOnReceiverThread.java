@@ -15,9 +15,11 @@ import org.jgroups.util.MessageBatch;
  * passed up here, the reading thread completes the request's future itself and wakes the request thread at
  * once. A reply's work above the transport is short: UNICAST3 records it, {@link PendingRequests} completes
  * the future, and the core's callbacks on it take a session's monitor, queue messages, and at most encode one
- * session's full copy (when a backup asks for one); none waits for the network (the SPI's rule for them). Everything else keeps JGroups' threads: requests and one-way messages may run
- * longer (applying a large update), and must not hold up reading, on which flow-control credits and
- * replies from that member also depend.
+ * session's full copy (when a backup asks for one); none waits for the network (the SPI's rule for them).
+ * Were one to wait, nothing more would be read from that member meanwhile (over UDP, from any member: one
+ * thread receives every member's unicasts). Everything else keeps JGroups' threads: requests and one-way
+ * messages may run longer (applying a large update), and must not hold up reading, on which flow-control
+ * credits and replies from that member also depend.
  *
  * <p>Only messages whose frame header is visible here qualify: with {@code cluster-key} the whole message is
  * sealed until the protocol above the transport opens it, so sealed replies take the pool as before.
