@@ -253,10 +253,7 @@ public final class PerfRun {
             Point warm = scenario.points().get(0);
             for (Config config : scenario.configs()) {
                 if (options.warmupSeconds > 0) {
-                    System.out.println("-- warm-up " + config.id() + " (" + options.warmupSeconds + " s, " + warm.label() + ")");
-                    Path jtl = dir.resolve("warmup").resolve(config.id() + ".jtl");
-                    Files.createDirectories(jtl.getParent());
-                    jmeter.run(properties(warm, targets.get(config.id()), options.warmupSeconds), jtl);
+                    unmeasured("warm-up", config.id() + ".jtl", dir, warm, targets.get(config.id()), options.warmupSeconds, jmeter);
                 }
             }
             // then one unmeasured round at that point, so that each configuration comes to its first measured
@@ -266,9 +263,8 @@ public final class PerfRun {
             // round 2, 20261126-final-build)
             if (options.warmupSeconds > 0 && scenario.configs().size() > 1) {
                 for (Config config : scenario.configs()) {
-                    System.out.println("-- unmeasured round " + config.id() + " (" + options.segmentSeconds + " s, " + warm.label() + ")");
-                    Path jtl = dir.resolve("warmup").resolve(config.id() + "-round-0.jtl");
-                    jmeter.run(properties(warm, targets.get(config.id()), options.segmentSeconds), jtl);
+                    unmeasured("unmeasured round", config.id() + "-round-0.jtl", dir, warm, targets.get(config.id()),
+                            options.segmentSeconds, jmeter);
                 }
             }
             for (Point point : scenario.points()) {
@@ -313,6 +309,15 @@ public final class PerfRun {
         }
         end(m, before);
         return m;
+    }
+
+    /** One JMeter run at {@code point} whose results only go to {@code warmup/<file>}. */
+    private void unmeasured(String what, String file, Path dir, Point point, Target target, int seconds,
+                            JMeterDriver jmeter) throws IOException {
+        System.out.println("-- " + what + " " + file.replace(".jtl", "") + " (" + seconds + " s, " + point.label() + ")");
+        Path jtl = dir.resolve("warmup").resolve(file);
+        Files.createDirectories(jtl.getParent());
+        jmeter.run(properties(point, target, seconds), jtl);
     }
 
     private void segment(Measurements m, Path dir, Config config, Point point, int round, Target target,

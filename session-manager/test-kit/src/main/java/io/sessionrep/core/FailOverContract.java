@@ -52,9 +52,7 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
         SessionReplicator c = node("c");
-        TestSession s = newSession("s1").set("user", "alice");
-        a.requestEnd(s, s.tracker);
-        settle(a);
+        aliceReplicatedBy(a);
         SessionReplicator stranger = b.hasBackup("s1") ? c : b;
         assertFalse(stranger.hasLocalCopy("s1"));
 

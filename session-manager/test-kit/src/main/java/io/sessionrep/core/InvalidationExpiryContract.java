@@ -36,9 +36,7 @@ public abstract class InvalidationExpiryContract extends SessionReplicatorContra
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
         SessionReplicator c = node("c");
-        TestSession s = newSession("s1").set("user", "alice");
-        a.requestEnd(s, s.tracker);
-        settle(a);
+        aliceReplicatedBy(a);
         a.invalidate("s1");
         settle(a, b, c);
         for (SessionReplicator n : List.of(a, b, c)) {
@@ -63,22 +61,21 @@ public abstract class InvalidationExpiryContract extends SessionReplicatorContra
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
         SessionReplicator c = node("c");
-        TestSession s = newSession("s1").set("user", "alice");
-        a.requestEnd(s, s.tracker);
-        settle(a);
+        TestSession s = aliceReplicatedBy(a);
         SessionReplicator backup = b.hasBackup("s1") ? b : c;
         SessionReplicator stranger = backup == b ? c : b;
         assertTrue(a.isPrimary("s1") && backup.hasBackup("s1"));
         stranger.invalidate("s1"); // on a node without a copy: the primary and the backup learn it by message
         settle(a, b, c);
-        for (SessionReplicator n : List.of(a, b, c)) {
-            assertFalse(n.isPrimary("s1"), n.nodeName());
-            assertFalse(n.hasBackup("s1"), n.nodeName());
-        }
+        assertNoEntryOrCopy(a, b, c);
         s.set("user", "bob"); // a request that was still running on a when the invalidation came ends now
         a.requestEnd(s, s.tracker);
         settle(a, b, c);
-        for (SessionReplicator n : List.of(a, b, c)) {
+        assertNoEntryOrCopy(a, b, c);
+    }
+
+    private static void assertNoEntryOrCopy(SessionReplicator... nodes) {
+        for (SessionReplicator n : nodes) {
             assertFalse(n.isPrimary("s1"), n.nodeName());
             assertFalse(n.hasBackup("s1"), n.nodeName());
         }
@@ -88,9 +85,7 @@ public abstract class InvalidationExpiryContract extends SessionReplicatorContra
     void invalidationOnAnotherNodeEvictsTheLiveCopy() {
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
-        TestSession s = newSession("s1").set("user", "alice");
-        a.requestEnd(s, s.tracker);
-        settle(a);
+        aliceReplicatedBy(a);
         b.takeOver("s1").orElseThrow();
         b.invalidate("s1");
         settle(a, b);

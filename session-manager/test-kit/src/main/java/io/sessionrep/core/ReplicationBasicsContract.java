@@ -232,9 +232,7 @@ public abstract class ReplicationBasicsContract extends SessionReplicatorContrac
     void readOnlyRequestsTellBackupsTheLastAccessTimeWithoutAttributeData() {
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
-        TestSession s = newSession("s1").set("user", "alice");
-        a.requestEnd(s, s.tracker);
-        settle(a);
+        TestSession s = aliceReplicatedBy(a);
         double valueBytes = valueBytesSent("a");
         long firstAccess = b.backupLastAccessedTime("s1");
 

@@ -138,6 +138,14 @@ public abstract class SessionReplicatorContract {
         return new TestSession(id, clock.millis());
     }
 
+    /** Session "s1" with user "alice", its first request ended on {@code primary}, and what that sent processed. */
+    protected TestSession aliceReplicatedBy(SessionReplicator primary) {
+        TestSession s = newSession("s1").set("user", "alice");
+        primary.requestEnd(s, s.tracker);
+        settle(primary);
+        return s;
+    }
+
     protected SessionReplicator running(String name) {
         return started.stream().filter(r -> r.nodeName().equals(name) && !r.isClosed()).reduce((x, y) -> y).orElseThrow();
     }
