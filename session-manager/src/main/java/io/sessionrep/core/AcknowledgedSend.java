@@ -14,9 +14,11 @@ import java.util.concurrent.CompletableFuture;
  */
 final class AcknowledgedSend {
     private final NodeState node;
+    private final BackupRefusals refusals;
 
-    AcknowledgedSend(NodeState node) {
+    AcknowledgedSend(NodeState node, BackupRefusals refusals) {
         this.node = node;
+        this.refusals = refusals;
     }
 
     /** An update with its wire bytes (acknowledgement requested): encoded once, whatever the number of backups. */
@@ -68,6 +70,7 @@ final class AcknowledgedSend {
         return node.transport.request(target, bytes, node.config.syncTimeout()).thenApply(reply -> {
             try {
                 if (WireCodec.decode(reply) instanceof Message.Ack ack) {
+                    refusals.answered(update.sessionId(), target, ack.status());
                     return ack.status();
                 }
             } catch (MalformedMessageException e) {

@@ -24,14 +24,17 @@ final class IncomingMessages implements MessageReceiver {
     private final Rebalancer rebalancer;
     private final HandOver handOver;
     private final Acquisition acquisition;
+    private final BackupRefusals refusals;
     private static final int MAX_REPORTED = 1000;
     private final java.util.Set<String> refusedSenders = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition) {
+    IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition,
+                     BackupRefusals refusals) {
         this.node = node;
         this.rebalancer = rebalancer;
         this.handOver = handOver;
         this.acquisition = acquisition;
+        this.refusals = refusals;
     }
 
     @Override
@@ -87,6 +90,8 @@ final class IncomingMessages implements MessageReceiver {
                 handOver.onCancel(sender, m);
             } else if (message instanceof Message.Resync m) {
                 node.enqueueFullCopy(m.sessionId(), sender);
+            } else if (message instanceof Message.Refused m) {
+                refusals.refused(m.sessionId(), sender);
             } else {
                 node.metrics.rejectedMalformed.increment(); // replies never arrive here unsolicited
             }
@@ -148,6 +153,9 @@ final class IncomingMessages implements MessageReceiver {
             }
             if (status == Message.AckStatus.FULL) {
                 reportBackupsFull();
+                if (!m.ackRequested()) { // a sync primary reads it in the acknowledgement
+                    node.transport.send(sender, WireCodec.encode(new Message.Refused(id)));
+                }
             }
             if (status == Message.AckStatus.NEED_FULL && !m.ackRequested() && !node.backups.wouldExceed(1)) {
                 node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));

@@ -231,6 +231,7 @@ final class NodeState {
                     entry.syncedBackups.remove(target.name()); // in use: the running request's end sends it
                     return;
                 }
+                BackupRefusals.ended(entry, target.name()); // it asks: it has room again
                 sender.enqueue(target, full);
             } else if (!entry.formerBackups.contains(target.name())) {
                 transport.send(target, wire(new io.sessionrep.core.wire.Message.Release(sessionId, entry.copy.version())));
@@ -257,6 +258,7 @@ final class NodeState {
         entry.syncedBackups.clear();
         entry.syncedBackups.addAll(chosen);
         entry.confirmedBackups.retainAll(chosen);
+        BackupRefusals.retain(entry, chosen);
         return !entry.formerBackups.isEmpty();
     }
 

@@ -34,6 +34,12 @@ final class PrimaryEntry {
      * every chosen backup has acknowledged a copy: until then they may be the only up-to-date holders.
      */
     final Set<String> formerBackups = new MemberNames();
+    /**
+     * Chosen backups that refused to start a copy of this session (their max-backup-bytes reached) and were
+     * not sent a full copy since: they hold nothing of it ({@link BackupRefusals}). Null while none, which
+     * is nearly always.
+     */
+    Set<String> refusingBackups;
     /** Invalidated or taken over by another node: must not replicate any more. */
     boolean removed;
     /**

@@ -204,6 +204,7 @@ final class Rebalancer implements AutoCloseable {
             if (entry.formerBackups.isEmpty()) {
                 // nothing waits for a confirmation (a backup left): the async queue is enough, and fastest
                 for (Member target : needCopy) {
+                    BackupRefusals.ended(entry, target.name()); // a refusal of this copy marks it again
                     node.sender.enqueue(target, full);
                     node.metrics.rebalanced.increment();
                 }
@@ -268,7 +269,7 @@ final class Rebalancer implements AutoCloseable {
                 }
                 int backups = 0;
                 for (String b : entry.syncedBackups) {
-                    if (node.isMember(b)) {
+                    if (node.isMember(b) && !BackupRefusals.refusing(entry, b)) {
                         backups++;
                     }
                 }

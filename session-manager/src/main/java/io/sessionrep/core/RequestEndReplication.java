@@ -129,6 +129,7 @@ final class RequestEndReplication {
                     full = entry.fullCopyForBackup(node.attributes, true);
                 }
                 update = full;
+                BackupRefusals.ended(entry, target.name()); // a refusal of this copy marks it again
             }
             if (node.config.replicationMode() == ReplicationMode.SYNC) {
                 if (update == delta && encodedDelta == null) {

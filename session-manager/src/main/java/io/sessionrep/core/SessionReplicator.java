@@ -61,13 +61,14 @@ public final class SessionReplicator implements AutoCloseable {
                 new KryoSessionSerializer(ClassAllowlist.of(config.serializationAllowlist()), appClassLoader), metrics);
         this.node = new NodeState(config, transport, clock, metrics, attributes, events);
         this.touches = new Touches(node);
-        AcknowledgedSend acknowledged = new AcknowledgedSend(node);
+        BackupRefusals refusals = new BackupRefusals(node);
+        AcknowledgedSend acknowledged = new AcknowledgedSend(node, refusals);
         this.takeOver = new TakeOver(node);
         this.handOver = new HandOver(node);
         this.acquisition = new Acquisition(node, takeOver);
         this.rebalancer = new Rebalancer(node, takeOver, acknowledged);
         this.replication = new RequestEndReplication(node, touches, acknowledged, rebalancer::requestPass);
-        this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition);
+        this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition, refusals);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());
             t.setDaemon(true);

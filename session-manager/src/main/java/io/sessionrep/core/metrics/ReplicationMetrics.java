@@ -35,6 +35,8 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
  *   <tr><td>sessionrep.replication.touches.sent</td><td>last-access touches sent for read-only requests</td></tr>
  *   <tr><td>sessionrep.ownership.conflicts</td><td>requests whose session was taken over elsewhere meanwhile</td></tr>
+ *   <tr><td>sessionrep.replication.refused</td><td>copies of this node's sessions that a backup refused to start
+ *       (its max-backup-bytes reached), counted at the primary</td></tr>
  *   <tr><td>sessionrep.sessions.below.quota</td><td>gauge: owned sessions with fewer backups than write-quota</td></tr>
  *   <tr><td>sessionrep.rebalance.copies</td><td>full copies sent to restore the quota after a membership change</td></tr>
  *   <tr><td>sessionrep.promotions</td><td>backups promoted to primary because their primary left</td></tr>
@@ -97,6 +99,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String PRIMARY_HELD_BYTES = "sessionrep.primary.held.bytes";
     /** Attribute bytes held as backups (bounded by max-backup-bytes). */
     public static final String BACKUP_BYTES = "sessionrep.backup.bytes";
+    /** Copies of this node's sessions a backup refused to start (the backup's max-backup-bytes reached). */
+    public static final String COPIES_REFUSED = "sessionrep.replication.refused";
     /** New backup copies refused because max-backup-bytes was reached. */
     public static final String BACKUPS_REFUSED = "sessionrep.backups.refused";
 
@@ -121,6 +125,7 @@ public final class ReplicationMetrics implements AutoCloseable {
     public final Counter rejectedNotOwner;
     public final Counter rejectedTooLarge;
     public final Counter backupsRefused;
+    public final Counter copiesRefused;
     public final Counter notSerializable;
     public final Counter tooLarge;
     public final Counter takeoversLocal;
@@ -158,6 +163,7 @@ public final class ReplicationMetrics implements AutoCloseable {
         rejectedNotOwner = counter(REJECTED, "reason", REASON_NOT_OWNER);
         rejectedTooLarge = counter(REJECTED, "reason", REASON_TOO_LARGE);
         backupsRefused = counter(BACKUPS_REFUSED);
+        copiesRefused = counter(COPIES_REFUSED);
         notSerializable = counter(NOT_SERIALIZABLE);
         tooLarge = counter(TOO_LARGE);
         takeoversLocal = counter(TAKEOVERS, "source", "local-backup");

@@ -49,6 +49,15 @@ public sealed interface Message {
     record Resync(String sessionId) implements Message {
     }
 
+    /**
+     * Backup to primary, for an update that asked for no acknowledgement: this node holds max-backup-bytes of
+     * backups and refused to start a copy of the session (a sync primary reads {@link AckStatus#FULL} in the
+     * acknowledgement instead). Until the backup asks for a full copy ({@link Resync}), the session has one
+     * copy fewer than write-quota there.
+     */
+    record Refused(String sessionId) implements Message {
+    }
+
     /** Primary to backup: the last access time of sessions used read-only (batched). */
     record Touch(java.util.List<Entry> entries) implements Message {
         public record Entry(String sessionId, long lastAccessedTime) {

@@ -21,7 +21,7 @@ import java.util.Set;
  * UPDATE   : flags(1: full, 2: ack requested) id from to created accessed maxInactive(i32)
  *            changedCount(i32) {string bytes}* removedCount(i32) {string}*
  * ACK      : status(u8) version
- * INVALIDATE, FETCH, RESYNC : id
+ * INVALIDATE, FETCH, RESYNC, REFUSED : id
  * OWNERSHIP: id version owner serving(u8: 0 promoted, 1 serving)
  * FETCH_REPLY: found(u8: 0 none, 1 backup copy, 2 primary copy) [UPDATE body]
  * TOUCH    : count(i32) {id accessed}*
@@ -53,6 +53,7 @@ public final class WireCodec {
     private static final byte ACQUIRE = 12;
     private static final byte ACQUIRE_REPLY = 13;
     private static final byte ACQUIRE_CANCEL = 14;
+    private static final byte REFUSED = 15;
 
     /**
      * Versions above this are refused: a node adds one per change or hand-over, so it is never reached, and
@@ -96,6 +97,9 @@ public final class WireCodec {
             }
         } else if (message instanceof Message.Resync m) {
             w.u8(RESYNC);
+            w.string(m.sessionId());
+        } else if (message instanceof Message.Refused m) {
+            w.u8(REFUSED);
             w.string(m.sessionId());
         } else if (message instanceof Message.Touch m) {
             w.u8(TOUCH);
@@ -279,6 +283,7 @@ public final class WireCodec {
                 yield new Message.FetchReply(readUpdateAfterFlags(r, r.u8()), found == 2);
             }
             case RESYNC -> new Message.Resync(r.string());
+            case REFUSED -> new Message.Refused(r.string());
             case TOUCH -> {
                 int count = r.count(2 + 8);
                 java.util.List<Message.Touch.Entry> entries = new java.util.ArrayList<>(count);

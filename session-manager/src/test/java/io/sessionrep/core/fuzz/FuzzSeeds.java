@@ -120,6 +120,7 @@ public final class FuzzSeeds {
         messages.put("fetch-reply", WireCodec.encode(new Message.FetchReply(full, true)));
         messages.put("fetch-reply-none", WireCodec.encode(new Message.FetchReply(null, false)));
         messages.put("resync", WireCodec.encode(new Message.Resync("seed-session")));
+        messages.put("refused", WireCodec.encode(new Message.Refused("seed-session")));
         messages.put("touch", WireCodec.encode(new Message.Touch(List.of(new Message.Touch.Entry("seed-session", 5_000)))));
         messages.put("release", WireCodec.encode(new Message.Release("seed-session", 4)));
         messages.put("reconcile", WireCodec.encode(new Message.Reconcile(List.of("seed-session", "other"))));

@@ -30,6 +30,7 @@ class WireCodecTest {
                 new Message.FetchReply(null),
                 new Message.FetchReply(new SessionUpdate("abc", 0, 4, true, 1, 2, 3, Map.of("a", new byte[5]), Set.of())),
                 new Message.Resync("abc"),
+                new Message.Refused("abc"),
                 new Message.Reconcile(List.of("abc", "déf", "")),
                 new Message.Reconcile(List.of()),
                 new Message.ReconcileReply(List.of(

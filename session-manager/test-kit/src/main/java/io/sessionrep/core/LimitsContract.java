@@ -1,8 +1,11 @@
 package io.sessionrep.core;
 
+import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.TestSession;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.List;
 
@@ -12,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a node refuses or does not send, and keeps working: classes outside the serialization allowlist,
- * malformed messages, sessions over max-session-size, write-quota 0.
+ * malformed messages, sessions over max-session-size, a backup over max-backup-bytes, write-quota 0.
  *
  * <p>Part of the replicator contract (fixture: {@link SessionReplicatorContract}), run over the in-memory
  * network ({@code InMemoryReplicatorTest}, test-kit), real JGroups channels
@@ -70,6 +73,38 @@ public abstract class LimitsContract extends SessionReplicatorContract {
         a.requestEnd(s, s.tracker);
         settle(a);
         assertTrue(b.hasBackup("s1"));
+    }
+
+    /**
+     * A backup that holds its max-backup-bytes refuses new copies; the primary must hear of it (else it counts
+     * the session as backed up while no copy exists) and the backup must get the copy once it has room.
+     */
+    @ParameterizedTest
+    @EnumSource(ReplicationMode.class)
+    void aBackupOverMaxBackupBytesRefusesACopyAndThePrimaryCountsItUntilTheBackupHoldsOne(ReplicationMode mode) {
+        SessionReplicator a = node("a", o -> o.replicationMode(mode));
+        SessionReplicator b = node("b", o -> o.maxBackupBytes(1024 * 1024));
+        TestSession filler = newSession("s0").set("data", new byte[700 * 1024]);
+        a.requestEnd(filler, filler.tracker);
+        TestSession s = newSession("s1").set("data", new byte[600 * 1024]);
+        a.requestEnd(s, s.tracker);
+        settle(a, b);
+        assertTrue(b.hasBackup("s0"));
+        assertFalse(b.hasBackup("s1"), "s1 does not fit beside s0 in b's 1 MiB");
+        assertEquals(1, counter(ReplicationMetrics.BACKUPS_REFUSED, "b"));
+        assertEquals(1, counter(ReplicationMetrics.COPIES_REFUSED, "a"), "the primary heard of the refusal");
+        assertEquals(1, a.sessionsBelowQuota(), "s1 has no copy anywhere but on its primary");
+
+        a.invalidate("s0"); // b drops its copy: room for s1
+        s.set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a, b, a); // async: b asks for a full copy (Resync), a sends it
+        assertTrue(b.hasBackup("s1"));
+        assertEquals(0, a.sessionsBelowQuota(), "b holds s1 now");
+        assertEquals(1, counter(ReplicationMetrics.COPIES_REFUSED, "a"));
+        stopNode(a);
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals("alice", restored.attributes().get("user"));
     }
 
     @Test
