@@ -3,6 +3,8 @@ package io.sessionrep.core;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.wire.Message;
+import io.sessionrep.core.wire.WireCodec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -105,6 +107,25 @@ public abstract class LimitsContract extends SessionReplicatorContract {
         stopNode(a);
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals("alice", restored.attributes().get("user"));
+    }
+
+    @Test
+    void aRefusalFromANodeThatIsNotTheSessionsBackupIsIgnored() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        aliceReplicatedBy(a);
+        SessionReplicator backup = b.hasBackup("s1") ? b : c; // write-quota 1: one of them holds the copy
+        SessionReplicator other = backup == b ? c : b;
+        byte[] refused = WireCodec.encode(new Message.Refused("s1"));
+        transports.get(other.nodeName()).send(member(other, "a"), refused);
+        settle(other);
+        assertEquals(0, counter(ReplicationMetrics.COPIES_REFUSED, "a"), "only a backup of s1 can refuse it");
+        assertEquals(0, a.sessionsBelowQuota());
+        transports.get(backup.nodeName()).send(member(backup, "a"), refused); // the same message from the backup counts
+        settle(backup);
+        assertEquals(1, counter(ReplicationMetrics.COPIES_REFUSED, "a"));
+        assertEquals(1, a.sessionsBelowQuota());
     }
 
     @Test
