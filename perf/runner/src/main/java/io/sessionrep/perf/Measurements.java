@@ -35,6 +35,8 @@ final class Measurements {
     final Scenario scenario;
     final Map<String, Map<Point, Cell>> cells = new LinkedHashMap<>();
     final List<String> problems = new ArrayList<>();
+    /** Per configuration, with --async-profiler: where the nodes' CPU time went, kernel included. */
+    final Map<String, AsyncProfiles.Summary> asyncProfiles = new LinkedHashMap<>();
     /** Per configuration, with --jfr: where the nodes' CPU time went. */
     final Map<String, JfrSummary.Summary> jfr = new LinkedHashMap<>();
     /** Per configuration: the wall-clock windows of its measured JMeter runs and the requests each served (--jfr). */

@@ -26,6 +26,8 @@ import java.util.Set;
  * --jfr                   record every node with JFR and summarize where its CPU time and allocations go
  *                         (per node: thread roles, top frames self/total, top allocation sites, bytes per request)
  * --jfr=profile           the same with JFR's "profile" settings (CPU samples every 10 ms, more allocation samples)
+ * --async-profiler        profile every node with async-profiler during each measured segment (CPU every 1 ms, kernel
+ *                         frames where perf events allow): where the CPU goes, system calls included (AsyncProfiles)
  * --points=NxS,...       the state-size points (scenarios 1-6): N attributes of S KiB, 5 threads, e.g. 10x50;
  *                         default the profile's (full: 1x1,2x5,5x10,10x20,10x50)
  * --configs=ID,...        scenarios 6 and 9: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis;
@@ -65,6 +67,7 @@ final class Options {
     boolean dashboards = true;
     String out;
     boolean jfr;
+    boolean asyncProfiler;
     Set<String> configs = new LinkedHashSet<>();
     /** From --points: the state-size points (5 threads each); empty means the profile's. */
     List<Scenario.Point> points = new ArrayList<>();
@@ -126,6 +129,8 @@ final class Options {
                 o.chartsOnly = true;
             } else if (arg.equals("--jfr")) {
                 o.jfr = true;
+            } else if (arg.equals("--async-profiler")) {
+                o.asyncProfiler = true;
             } else if (arg.equals("--jfr=profile")) {
                 o.jfr = true;
                 JfrSummary.settings = "profile";
@@ -211,7 +216,7 @@ final class Options {
     static String usage() {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S]
-                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--configs=ID,...] [--points=NxS,...]
+                                   [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--async-profiler] [--configs=ID,...] [--points=NxS,...]
                                    [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).

@@ -294,6 +294,19 @@ public final class PerfRun {
                 m.problems.add("GC summary of " + config.id() + ": " + e);
             }
         }
+        if (options.asyncProfiler) {
+            for (Config config : scenario.configs()) {
+                try {
+                    AsyncProfiles.Summary summary = AsyncProfiles.summarize(
+                            dir.resolve("logs").resolve(config.id()).resolve("async-profiler"));
+                    if (summary != null) {
+                        m.asyncProfiles.put(config.id(), summary);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    m.problems.add("async-profiler summary of " + config.id() + ": " + e);
+                }
+            }
+        }
         if (options.jfr) {
             for (Config config : scenario.configs()) {
                 try {
@@ -311,6 +324,20 @@ public final class PerfRun {
         return m;
     }
 
+    private Path asyncProfilerLibrary;
+
+    /** async-profiler's native library, copied under the run's raw results once; null where there is none. */
+    private Path asyncProfilerLibrary() throws IOException {
+        if (asyncProfilerLibrary == null) {
+            asyncProfilerLibrary = AsyncProfiles.library(raw.resolve("async-profiler"));
+            if (asyncProfilerLibrary == null) {
+                throw new IOException("--async-profiler: no async-profiler library for " + System.getProperty("os.name")
+                        + " " + System.getProperty("os.arch") + " on the class path (Linux x64 and arm64 only)");
+            }
+        }
+        return asyncProfilerLibrary;
+    }
+
     /** One JMeter run at {@code point} whose results only go to {@code warmup/<file>}. */
     private void unmeasured(String what, String file, Path dir, Point point, Target target, int seconds,
                             JMeterDriver jmeter) throws IOException {
@@ -325,11 +352,18 @@ public final class PerfRun {
         String name = segmentName(config, point, round);
         Path jtl = dir.resolve("jtl").resolve(name + ".jtl");
         Files.createDirectories(jtl.getParent());
+        Path profiler = options.asyncProfiler ? asyncProfilerLibrary() : null;
+        if (profiler != null) {
+            AsyncProfiles.start(profiler, target.pids());
+        }
         Map<String, Long> cpuBefore = ThreadCpu.snapshot(target.pids());
         Instant from = Instant.now();
         jmeter.run(properties(point, target, options.segmentSeconds), jtl);
         Instant to = Instant.now();
         Map<String, Long> cpu = ThreadCpu.difference(cpuBefore, ThreadCpu.snapshot(target.pids()));
+        if (profiler != null) {
+            AsyncProfiles.stop(profiler, target.pids(), dir.resolve("logs").resolve(config.id()).resolve("async-profiler"), name);
+        }
         Samples samples = Samples.read(jtl);
         if (!cpu.isEmpty()) {
             cpu.forEach((role, ticks) -> m.threadCpu.computeIfAbsent(config.id(), k -> new LinkedHashMap<>()).merge(role, ticks, Long::sum));

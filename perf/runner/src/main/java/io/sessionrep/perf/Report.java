@@ -382,6 +382,18 @@ final class Report {
             }
             md.append(ThreadCpu.table(configs, m.threadCpu, m.segmentRequests));
         }
+        if (!m.asyncProfiles.isEmpty()) {
+            line(md, "Where the nodes' CPU time goes, kernel included (async-profiler, CPU samples every 1 ms of every node of"
+                    + " a configuration over its measured segments; a sample counts for each column one of whose frames it"
+                    + " has, so the columns overlap; kernel frames appear only where perf events allow it):");
+            line(md, "");
+            List<String[]> configs = new ArrayList<>();
+            for (Config c : m.scenario.configs()) {
+                configs.add(new String[] {c.id(), c.label()});
+            }
+            md.append(AsyncProfiles.table(configs, m.asyncProfiles));
+            line(md, "");
+        }
         if (!m.jfr.isEmpty()) {
             jfr(md, m);
         }
