@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -182,6 +183,37 @@ class AsyncSenderTest {
             assertTrue(cart.full(), "the first was a full copy, so the merge is one too");
             assertEquals(9, (long) metrics.coalesced.count());
             assertEquals(List.of(), dropped);
+        } finally {
+            sender.close(1000);
+            a.close();
+            b.close();
+        }
+    }
+
+    /**
+     * After a batch the sender waits one more window (timed) before it sleeps until the next update: under load the
+     * next updates come meanwhile and no request thread has to wake it. Seen by the sender thread's state.
+     */
+    @Test
+    void afterABatchTheSenderLooksAgainAfterAWindowBeforeItSleepsUntilTheNextUpdate() throws Exception {
+        List<SessionUpdate> received = new CopyOnWriteArrayList<>();
+        InMemoryNetwork network = new InMemoryNetwork();
+        var a = started(network, "a", message -> { });
+        var b = started(network, "b", message -> received.add(((Message.Update) decode(message)).update()));
+        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "look-again", (id, target) -> dropped.add(id));
+        try {
+            Thread thread = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("sessionrep-sender-look-again")).findFirst().orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == Thread.State.WAITING); // idle
+            sender.enqueue(backup, update("cart", 0, 10));
+            assertTrue(sender.flush(10_000));
+            await().atMost(Duration.ofSeconds(1)).until(() -> thread.getState() != Thread.State.RUNNABLE);
+            assertEquals(Thread.State.TIMED_WAITING, thread.getState(), "just sent: waits a window, not for an update");
+            sender.enqueue(backup, update("other", 0, 10)); // comes during that window: leaves at its end
+            await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> thread.getState() == Thread.State.WAITING);
+            b.drain();
+            assertEquals(List.of("cart", "other"), received.stream().map(SessionUpdate::sessionId).toList());
         } finally {
             sender.close(1000);
             a.close();
