@@ -353,6 +353,7 @@ final class AsyncSender implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        LockSupport.unpark(thread); // it may be waiting a window: it sees it is closed at once
         try {
             thread.join(1000);
         } catch (InterruptedException e) {

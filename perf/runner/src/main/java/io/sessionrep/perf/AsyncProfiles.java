@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  * time a node spends in system calls (thread wake-ups, socket writes and reads), about a quarter to a half of
  * its CPU here, shows only in this profile. Each segment writes one collapsed-stacks file per node
  * ({@code logs/<config>/async-profiler/<segment>-<pid>.collapsed}, one line per stack: frames separated by
- * {@code ;}, then the count; the first frame names the thread); {@link #summarize} adds a configuration's up.
+ * {@code ;}, then the count; the first frame names the thread); {@link #summarize} adds up a configuration's
+ * files.
  */
 final class AsyncProfiles {
 
