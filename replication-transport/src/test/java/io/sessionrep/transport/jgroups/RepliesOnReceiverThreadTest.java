@@ -42,9 +42,11 @@ class RepliesOnReceiverThreadTest {
             CompletableFuture<String> completedOn = reply.thenApply(bytes -> Thread.currentThread().getName());
             answer.countDown();
 
+            // completedOn first: a thread blocked in reply.get() may itself run reply's pending callbacks once the
+            // reply is in (CompletableFuture lets the waiting thread help), and the callback would report main
+            String replyThread = completedOn.get(20, TimeUnit.SECONDS);
             assertArrayEquals("stored".getBytes(StandardCharsets.UTF_8), reply.get(20, TimeUnit.SECONDS));
             String requestThread = answeredOn.get(20, TimeUnit.SECONDS);
-            String replyThread = completedOn.get(20, TimeUnit.SECONDS);
             assertTrue(isConnectionReader(replyThread), "the reply completed the request on the thread that read it,"
                     + " not on " + replyThread);
             assertTrue(!isConnectionReader(requestThread), "the request was handled on JGroups' pool, not on the "
