@@ -4,9 +4,8 @@ import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
 
+import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The primary's side of a backup that refused to start a copy of one of its sessions (the backup holds its
@@ -24,7 +23,7 @@ final class BackupRefusals {
     private static final System.Logger LOG = System.getLogger(BackupRefusals.class.getName());
 
     private final NodeState node;
-    private final AtomicLong lastWarning = new AtomicLong();
+    private final WarningInterval warning = new WarningInterval(Duration.ofMinutes(1));
     /** Set at the first refusal: until then an acknowledgement has no refusal to end (no monitor taken). */
     private volatile boolean anyRefusal;
 
@@ -70,9 +69,7 @@ final class BackupRefusals {
             entry.confirmedBackups.remove(backup.name());
         }
         node.metrics.copiesRefused.increment();
-        long now = System.nanoTime();
-        long last = lastWarning.get();
-        if ((last == 0 || now - last > TimeUnit.MINUTES.toNanos(1)) && lastWarning.compareAndSet(last, now)) {
+        if (warning.due()) {
             LOG.log(System.Logger.Level.WARNING, "backup " + backup.name() + " refused a copy of session "
                     + LogIds.shortForm(sessionId) + ": it holds its max-backup-bytes of backups; such sessions have fewer"
                     + " copies than write-quota until it has room (gauge " + ReplicationMetrics.SESSIONS_BELOW_QUOTA

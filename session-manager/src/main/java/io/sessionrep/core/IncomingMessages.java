@@ -164,14 +164,11 @@ final class IncomingMessages implements MessageReceiver {
         return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
     }
 
-    private final java.util.concurrent.atomic.AtomicLong lastFullWarning = new java.util.concurrent.atomic.AtomicLong();
+    private final WarningInterval fullWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
 
     private void reportBackupsFull() {
         node.metrics.backupsRefused.increment();
-        long now = System.nanoTime();
-        long last = lastFullWarning.get();
-        if ((last == 0 || now - last > java.util.concurrent.TimeUnit.MINUTES.toNanos(1))
-                && lastFullWarning.compareAndSet(last, now)) {
+        if (fullWarning.due()) {
             LOG.log(System.Logger.Level.WARNING, "node " + node.self.name() + " holds " + node.backups.bytes()
                     + " bytes of backups, its max-backup-bytes " + node.config.maxBackupBytes() + ": new backup copies"
                     + " are refused (their owners stay below write-quota), copies held are still updated (counted in "
