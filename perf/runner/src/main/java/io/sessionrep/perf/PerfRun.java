@@ -31,6 +31,8 @@ public final class PerfRun {
     private final Layout layout;
     private final Path out;
     private final Path raw;
+    /** With --async-profiler, from the first profiled segment on (see {@link #asyncProfilerLibrary()}). */
+    private Path asyncProfilerLibrary;
     private final Instant started = Instant.now();
     private int segmentsDone;
     private int segmentsPlanned;
@@ -324,9 +326,10 @@ public final class PerfRun {
         return m;
     }
 
-    private Path asyncProfilerLibrary;
-
-    /** async-profiler's native library, copied under the run's raw results once; null where there is none. */
+    /**
+     * async-profiler's native library, copied under the run's raw results at the first profiled segment;
+     * fails where the jar carries none for this machine.
+     */
     private Path asyncProfilerLibrary() throws IOException {
         if (asyncProfilerLibrary == null) {
             asyncProfilerLibrary = AsyncProfiles.library(raw.resolve("async-profiler"));

@@ -371,15 +371,15 @@ final class Report {
             line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
             line(md, "");
         }
+        List<String[]> configs = new ArrayList<>(); // (id, label) of each configuration, for the tables below
+        for (Config c : m.scenario.configs()) {
+            configs.add(new String[] {c.id(), c.label()});
+        }
         if (!m.threadCpu.isEmpty()) {
             line(md, "CPU time of the node processes over the measured segments, per request served, by thread role (Linux"
                     + " /proc user + system time of every thread, both nodes; GC, JIT and kernel time included, which JFR's"
                     + " execution samples miss; a thread role is recognized by the first 15 characters of its name):");
             line(md, "");
-            List<String[]> configs = new java.util.ArrayList<>();
-            for (Config c : m.scenario.configs()) {
-                configs.add(new String[] {c.id(), c.label()});
-            }
             md.append(ThreadCpu.table(configs, m.threadCpu, m.segmentRequests));
         }
         if (!m.asyncProfiles.isEmpty()) {
@@ -387,10 +387,6 @@ final class Report {
                     + " a configuration over its measured segments; a sample counts for each column one of whose frames it"
                     + " has, so the columns overlap; kernel frames appear only where perf events allow it):");
             line(md, "");
-            List<String[]> configs = new ArrayList<>();
-            for (Config c : m.scenario.configs()) {
-                configs.add(new String[] {c.id(), c.label()});
-            }
             md.append(AsyncProfiles.table(configs, m.asyncProfiles));
             line(md, "");
         }
