@@ -159,12 +159,9 @@ class AsyncSenderTest {
     @Test
     void updatesWaitForTheBatchWindowAndOneSessionsMergeIntoOne() throws Exception {
         List<SessionUpdate> received = new CopyOnWriteArrayList<>();
-        InMemoryNetwork network = new InMemoryNetwork();
-        var a = started(network, "a", message -> { });
-        var b = started(network, "b", message -> received.add(((Message.Update) decode(message)).update()));
         // a window far longer than the enqueues take, so that the test does not depend on the machine's speed
-        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
-        try {
+        try (Pair nodes = Pair.of(message -> received.add(((Message.Update) decode(message)).update()));
+             AsyncSender sender = windowed(nodes.a(), "a")) {
             sender.enqueue(backup, update("cart", 0, 10));
             Thread.sleep(200); // without a window the sender thread sends this one alone meanwhile
             for (int v = 1; v < 10; v++) {
@@ -174,7 +171,7 @@ class AsyncSenderTest {
                 sender.enqueue(backup, update("other" + i, 0, 10));
             }
             assertTrue(sender.flush(10_000), "sent once the window is over");
-            b.drain();
+            nodes.b().drain();
             assertEquals(6, received.size(), "one message per session: " + received);
             SessionUpdate cart = received.get(0);
             assertEquals("cart", cart.sessionId());
@@ -183,10 +180,6 @@ class AsyncSenderTest {
             assertTrue(cart.full(), "the first was a full copy, so the merge is one too");
             assertEquals(9, (long) metrics.coalesced.count());
             assertEquals(List.of(), dropped);
-        } finally {
-            sender.close(1000);
-            a.close();
-            b.close();
         }
     }
 
@@ -197,11 +190,8 @@ class AsyncSenderTest {
     @Test
     void afterABatchTheSenderLooksAgainAfterAWindowBeforeItSleepsUntilTheNextUpdate() throws Exception {
         List<SessionUpdate> received = new CopyOnWriteArrayList<>();
-        InMemoryNetwork network = new InMemoryNetwork();
-        var a = started(network, "a", message -> { });
-        var b = started(network, "b", message -> received.add(((Message.Update) decode(message)).update()));
-        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "look-again", (id, target) -> dropped.add(id));
-        try {
+        try (Pair nodes = Pair.of(message -> received.add(((Message.Update) decode(message)).update()));
+             AsyncSender sender = windowed(nodes.a(), "look-again")) {
             Thread thread = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("sessionrep-sender-look-again")).findFirst().orElseThrow();
             await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == Thread.State.WAITING); // idle
@@ -212,12 +202,8 @@ class AsyncSenderTest {
             sender.enqueue(backup, update("other", 0, 10)); // comes during that window: leaves at its end
             await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2);
             await().atMost(Duration.ofSeconds(10)).until(() -> thread.getState() == Thread.State.WAITING);
-            b.drain();
+            nodes.b().drain();
             assertEquals(List.of("cart", "other"), received.stream().map(SessionUpdate::sessionId).toList());
-        } finally {
-            sender.close(1000);
-            a.close();
-            b.close();
         }
     }
 
@@ -230,7 +216,7 @@ class AsyncSenderTest {
         var b = started(network, "b", atB::add);
         var c = started(network, "c", atC::add);
         Member backupC = new Member("c", "c");
-        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = windowed(a, "a");
         try {
             SessionUpdate cart = update("cart", 0, 10 * 1024);
             sender.enqueue(backup, cart);
@@ -258,11 +244,8 @@ class AsyncSenderTest {
     @Test
     void anInvalidationReplacesTheWaitingUpdateOfItsSessionAndLeavesAfterWhatWasQueuedBefore() throws Exception {
         List<Message> received = new CopyOnWriteArrayList<>();
-        InMemoryNetwork network = new InMemoryNetwork();
-        var a = started(network, "a", message -> { });
-        var b = started(network, "b", message -> received.add(decode(message)));
-        AsyncSender sender = new AsyncSender(a, metrics, 1000, 1 << 20, Duration.ofSeconds(2), "a", (id, target) -> dropped.add(id));
-        try {
+        try (Pair nodes = Pair.of(message -> received.add(decode(message)));
+             AsyncSender sender = windowed(nodes.a(), "a")) {
             sender.enqueue(backup, update("cart", 0, 10));
             sender.enqueue(backup, update("other", 0, 10));
             assertTrue(sender.enqueueInvalidation(List.of(backup), "cart"));
@@ -272,15 +255,11 @@ class AsyncSenderTest {
             assertEquals(2, sender.entries());
             assertEquals(10, sender.bytes(), "the replaced update's bytes no longer count");
             assertTrue(sender.flush(10_000));
-            b.drain();
+            nodes.b().drain();
             assertEquals(2, received.size(), "the other session's update and the invalidation: " + received);
             assertEquals("other", ((Message.Update) received.get(0)).update().sessionId());
             assertEquals(new Message.Invalidate("cart"), received.get(1));
             assertEquals(List.of(), dropped);
-        } finally {
-            sender.close(1000);
-            a.close();
-            b.close();
         }
     }
 
@@ -318,6 +297,25 @@ class AsyncSenderTest {
             release.countDown();
             sender.close(1000);
         }
+    }
+
+    /** Nodes a and b of one in-memory network, b handing each one-way message it gets to {@code atB}. */
+    private record Pair(InMemoryNetwork.Node a, InMemoryNetwork.Node b) implements AutoCloseable {
+        static Pair of(java.util.function.Consumer<byte[]> atB) {
+            InMemoryNetwork network = new InMemoryNetwork();
+            return new Pair(started(network, "a", message -> { }), started(network, "b", atB));
+        }
+
+        @Override
+        public void close() {
+            a.close();
+            b.close();
+        }
+    }
+
+    /** A sender over {@code transport} with room to spare and a 2 s batch window (far longer than a test's enqueues). */
+    private AsyncSender windowed(ReplicationTransport transport, String nodeName) {
+        return new AsyncSender(transport, metrics, 1000, 1 << 20, Duration.ofSeconds(2), nodeName, (id, target) -> dropped.add(id));
     }
 
     /** A node of {@code network} whose one-way messages go to {@code onMessage}. */
