@@ -1,5 +1,6 @@
 package io.sessionrep.discovery;
 
+import io.sessionrep.core.WarningInterval;
 import io.sessionrep.discovery.FrameSealer.RefusedFrame;
 import io.sessionrep.discovery.FrameSealer.Refusal;
 import org.jgroups.Address;
@@ -13,6 +14,7 @@ import org.jgroups.util.FastArray;
 import org.jgroups.util.MessageBatch;
 import org.jgroups.util.Util;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -20,7 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -39,12 +40,10 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public class SealedFrames extends Protocol {
 
-    private static final long WARNING_INTERVAL_MILLIS = 60_000;
-
     private final FrameSealer sealer;
     private final Map<Refusal, LongAdder> refused = new EnumMap<>(Refusal.class);
     private final LongAdder misdirected = new LongAdder();
-    private final AtomicLong lastWarning = new AtomicLong(Long.MIN_VALUE / 2);
+    private final WarningInterval warning = new WarningInterval(Duration.ofMinutes(1));
 
     SealedFrames(FrameSealer sealer) {
         this.sealer = sealer;
@@ -180,9 +179,7 @@ public class SealedFrames extends Protocol {
     }
 
     private void warn(String message) {
-        long now = System.currentTimeMillis();
-        long last = lastWarning.get();
-        if (now - last >= WARNING_INTERVAL_MILLIS && lastWarning.compareAndSet(last, now)) {
+        if (warning.due()) {
             log.warn("%s: %s (cluster-key; %d frames dropped so far, further drops this minute are not logged)",
                     local_addr, message, refusedTotal());
         }

@@ -1,5 +1,6 @@
 package io.sessionrep.transport.jgroups;
 
+import io.sessionrep.core.WarningInterval;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
@@ -30,7 +31,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link ReplicationTransport} over a JGroups channel whose stack {@link JGroupsStacks} builds from the
@@ -67,12 +67,10 @@ public final class JGroupsTransport implements ReplicationTransport {
     public static final long MAX_QUEUED_BYTES_PER_MEMBER = 64L * 1024 * 1024;
 
     private static final System.Logger LOG = System.getLogger(JGroupsTransport.class.getName());
-    private static final long REFUSAL_WARNING_INTERVAL_NANOS = Duration.ofSeconds(10).toNanos();
-
     private final ReplicationConfig config;
     private final Member local;
     private final TransportCounters counters = new TransportCounters();
-    private final AtomicLong lastRefusalWarning = new AtomicLong(System.nanoTime() - REFUSAL_WARNING_INTERVAL_NANOS);
+    private final WarningInterval refusalWarning = new WarningInterval(Duration.ofSeconds(10));
 
     private final Object lifecycle = new Object();
     private volatile boolean started;
@@ -360,9 +358,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     private void warnRefused(Member target, String reason) {
-        long now = System.nanoTime();
-        long last = lastRefusalWarning.get();
-        if (now - last >= REFUSAL_WARNING_INTERVAL_NANOS && lastRefusalWarning.compareAndSet(last, now)) {
+        if (refusalWarning.due()) {
             LOG.log(System.Logger.Level.WARNING, "not sending to {0}: {1} (counted in sendsDropped/requestsFailed; "
                     + "further refusals are not logged for 10 s)", target, reason);
         }
