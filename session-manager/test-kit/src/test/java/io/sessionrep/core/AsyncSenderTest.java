@@ -207,6 +207,22 @@ class AsyncSenderTest {
         }
     }
 
+    /** Stopping a node does not wait out the sender's batch window: close() wakes a sender waiting one. */
+    @Test
+    void closeEndsASenderThatIsWaitingAWindowAtOnce() throws Exception {
+        List<SessionUpdate> received = new CopyOnWriteArrayList<>();
+        try (Pair nodes = Pair.of(message -> received.add(((Message.Update) decode(message)).update()))) {
+            AsyncSender sender = new AsyncSender(nodes.a(), metrics, 1000, 1 << 20, Duration.ofSeconds(30), "closing",
+                    (id, target) -> dropped.add(id));
+            Thread thread = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("sessionrep-sender-closing")).findFirst().orElseThrow();
+            sender.enqueue(backup, update("cart", 0, 10));
+            await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == Thread.State.TIMED_WAITING); // the window
+            sender.close(0); // join waits 1 s at most: the thread would still wait out 30 s if nothing woke it
+            assertFalse(thread.isAlive(), "the sender thread ended with close()");
+        }
+    }
+
     @Test
     void anUpdateForTwoBackupsIsEncodedOnceAndBothGetTheSameBytes() throws Exception {
         List<byte[]> atB = new CopyOnWriteArrayList<>();
