@@ -63,19 +63,27 @@ final class Catalog {
 
     List<Scenario> all() {
         List<Scenario> list = new ArrayList<>();
-        list.add(new Scenario("1", "The cost of replication", "replication off vs async, write-quota 1 (2 nodes)",
+        list.add(selected(new Scenario("1", "The cost of replication", "replication off vs async, write-quota 1 (2 nodes), and the floor",
                 List.of(jetty("off", "replication off", 2, false, Map.of()),
-                        jetty("async-wq1", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
+                        jetty("async-wq1", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1")),
+                        floor("floor-async", "floor: raw copy over a socket, async", 2, 1, false)),
                 statePoints(), "state", "Two Jetty nodes on 127.0.0.1, the threads spread over both (each node primary"
-                + " for its users' sessions, backup of the other's).", null));
-        list.add(new Scenario("2", "Asynchronous and synchronous replication", "async vs sync, write-quota 1 (2 nodes)",
+                + " for its users' sessions, backup of the other's). " + FLOOR_NOTE, null)));
+        list.add(selected(new Scenario("2", "Asynchronous and synchronous replication", "async vs sync, write-quota 1 (2 nodes), and the floor",
                 List.of(jetty("async", "async", 2, true, Map.of("replication-mode", "async", "write-quota", "1")),
-                        jetty("sync", "sync", 2, true, Map.of("replication-mode", "sync", "write-quota", "1"))),
-                statePoints(), "state", "sync: the request waits for the first backup's acknowledgement (sync-timeout 500ms).", null));
-        list.add(new Scenario("3", "Quota or number of replication targets", "write-quota 1 vs 2 (4 nodes, async)",
+                        jetty("sync", "sync", 2, true, Map.of("replication-mode", "sync", "write-quota", "1")),
+                        floor("floor-async", "floor: raw copy over a socket, async", 2, 1, false),
+                        floor("floor-sync", "floor: raw copy over a socket, sync", 2, 1, true)),
+                statePoints(), "state", "sync: the request waits for the first backup's acknowledgement (sync-timeout 500ms). "
+                + FLOOR_NOTE + " floor-sync: the request also waits for the other node's one-byte acknowledgement, sent once it"
+                + " has stored the bytes.", null)));
+        list.add(selected(new Scenario("3", "Quota or number of replication targets", "write-quota 1 vs 2 (4 nodes, async), and the floor",
                 List.of(jetty("wq1", "write-quota 1", 4, true, Map.of("replication-mode", "async", "write-quota", "1")),
-                        jetty("wq2", "write-quota 2", 4, true, Map.of("replication-mode", "async", "write-quota", "2"))),
-                statePoints(), "state", "Four Jetty nodes on 127.0.0.1 per configuration, the threads spread over all four.", null));
+                        jetty("wq2", "write-quota 2", 4, true, Map.of("replication-mode", "async", "write-quota", "2")),
+                        floor("floor-wq1", "floor: raw copy over a socket to 1 node", 4, 1, false),
+                        floor("floor-wq2", "floor: raw copy over a socket to 2 nodes", 4, 2, false)),
+                statePoints(), "state", "Four Jetty nodes on 127.0.0.1 per configuration, the threads spread over all four. "
+                + FLOOR_NOTE + " floor-wq2: each node copies to the next two.", null)));
         // probed only when scenario 4 runs (the probe may install iproute2)
         String netnsSkip = options.scenarios.contains("4") ? Netns.unavailableReason() : null;
         list.add(new Scenario("4", "Distributed vs co-located JVMs", "two nodes colocated vs distributed (async, write-quota 1)",
@@ -105,9 +113,9 @@ final class Catalog {
         String container = "Tomcat configurations as in the section \"Tomcat configurations\" above." + redisNote;
         List<Config> tomcats = new ArrayList<>();
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC,
-                TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS))) {
+                TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS, TomcatSetup.FLOOR_ASYNC, TomcatSetup.FLOOR_SYNC))) {
             if (!options.configs.isEmpty() && !options.configs.contains(setup.id())) {
-                continue;
+                continue; // (the baseline configurations come with their setup)
             }
             tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
             if ((setup == TomcatSetup.OURS_ASYNC || setup == TomcatSetup.OURS_SYNC) && options.baselineJar != null) {
@@ -118,7 +126,8 @@ final class Catalog {
             }
         }
         list.add(new Scenario("6", "The same container: ours and its peers in Tomcat 11",
-                "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager vs Spring Session + Redis (2 nodes)",
+                "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager vs Spring Session + Redis, and the floor"
+                        + " (2 nodes)",
                 tomcats, statePoints(), "state", container + " The JMeter plan as in scenarios 1-5, threads spread over both nodes"
                 + " (sticky: each thread stays on its node)." + (options.baselineJar == null ? ""
                 : " `" + BASELINE + "` (and `" + SYNC_BASELINE + "` when sync runs): ours with the jar given by --baseline-jar ("
@@ -150,6 +159,33 @@ final class Catalog {
         list.add(new Scenario("10", "Fail-over: kill -9 of a Tomcat node", "sessions readable on the survivor, ours vs the peers",
                 List.of(), List.of(), "state", container, null, peers::failover));
         return list;
+    }
+
+    /** What the scenarios 1 to 3 say of their floor configurations. */
+    static final String FLOOR_NOTE = "The floor (perf-floor, a yardstick, not a replicator): plain Jetty sessions on PerfNode"
+            + " JVMs; at the end of each request the request thread writes the byte arrays the request set, as they are, into"
+            + " a plain TCP socket of its own to the other node, whose reader thread reads them into new arrays and keeps"
+            + " them: no serializer, digest, membership, queue or hand-off, the least any replicator must do here to hold a"
+            + " second copy of every request's changes in another JVM.";
+
+    /**
+     * {@code scenario} (1 to 3) with only the configurations --configs names (all without --configs); without any
+     * left, it is skipped with that reason. Scenario 6 selects its own (a baseline comes with its setup).
+     */
+    private Scenario selected(Scenario scenario) {
+        if (options.configs.isEmpty()) {
+            return scenario;
+        }
+        List<Config> kept = scenario.configs().stream().filter(c -> options.configs.contains(c.id())).toList();
+        Scenario narrowed = new Scenario(scenario.id(), scenario.title(), scenario.question(), kept, scenario.points(),
+                scenario.xAxis(), scenario.notes(), scenario.skip(), scenario.custom());
+        return kept.isEmpty() ? narrowed.withSkip("--configs selects none of its configurations") : narrowed;
+    }
+
+    /** The floor on {@code nodes} PerfNode JVMs, each copying to the next {@code quota} ({@link FloorNodes}). */
+    private Config floor(String id, String label, int nodes, int quota, boolean sync) {
+        return new Config(id, label, logDir -> FloorNodes.startJetty(layout, nodes, quota, sync, jvmArgs(logDir), logDir,
+                options.jfr));
     }
 
     /** Ours on {@code nodes} embedded Jetty nodes with replication {@code options}, node JVMs as every scenario's. */
@@ -228,6 +264,7 @@ final class Catalog {
 
     private Path distributableWar;
     private Path springSessionWar;
+    private Path floorWar;
     private String redisSkip;
     private boolean redisProbed;
 
@@ -288,7 +325,10 @@ final class Catalog {
                 springSessionWar = Wars.springSession(layout.war(), layout.springSessionJars(),
                         dir.resolve("spring-session/session-test.war"));
             }
-            war = setup == TomcatSetup.REDIS ? springSessionWar : distributableWar;
+            if (setup.floor() && floorWar == null) {
+                floorWar = Wars.floor(layout.war(), layout.floorJar(), dir.resolve("floor/session-test.war"));
+            }
+            war = setup == TomcatSetup.REDIS ? springSessionWar : setup.floor() ? floorWar : distributableWar;
         }
         RedisServer redis = null;
         if (setup == TomcatSetup.REDIS) {

@@ -45,9 +45,9 @@ public record Layout(Path root) {
         return built(root.resolve("perf/runner/target/classes"));
     }
 
-    /** PerfNode's class path: the runner's classes in front of the node jar. */
+    /** PerfNode's class path: the runner's classes in front of the node jar, and the floor's jar. */
     public String perfNodeClasspath() {
-        return runnerClasses() + java.io.File.pathSeparator + nodeJar();
+        return runnerClasses() + java.io.File.pathSeparator + nodeJar() + java.io.File.pathSeparator + floorJar();
     }
 
     /** The official Tomcat 11 distribution, unpacked from Maven Central by perf/runner's build. */
@@ -88,6 +88,11 @@ public record Layout(Path root) {
             throw new UncheckedIOException(e);
         }
         return jars;
+    }
+
+    /** perf-floor's filter and listener (WEB-INF/lib of the floor configurations' WAR). */
+    public Path floorJar() {
+        return built(root.resolve("perf/floor/target/perf-floor.jar"));
     }
 
     public Path jmeterHome() {

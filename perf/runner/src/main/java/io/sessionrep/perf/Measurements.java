@@ -47,6 +47,8 @@ final class Measurements {
     final Map<String, Long> segmentRequests = new LinkedHashMap<>();
     /** Per configuration: GC pauses of its node JVMs over the whole scenario. */
     final Map<String, GcSummary> gc = new LinkedHashMap<>();
+    /** Per configuration that has something to say ({@link Target#workDone}): what its nodes did, read at the end. */
+    final Map<String, String> workDone = new LinkedHashMap<>();
     String failure;
     String loadBefore;
     String loadAfter;

@@ -30,8 +30,10 @@ import java.util.Set;
  *                         frames where perf events allow): where the CPU goes, system calls included (AsyncProfiles)
  * --points=NxS,...       the state-size points (scenarios 1-6): N attributes of S KiB, 5 threads, e.g. 10x50;
  *                         default the profile's (full: 1x1,2x5,5x10,10x20,10x50)
- * --configs=ID,...        scenarios 6 and 9: only these configurations (tc-off tc-ours-async tc-ours-sync tc-delta tc-backup tc-redis;
- *                         in scenario 9 tc-off is the one-Tomcat reference, and jetty-ours-async jetty-ours-sync run ours
+ * --configs=ID,...        scenarios 1-3, 6 and 9: only these configurations (1: off async-wq1 floor-async; 2: async sync
+ *                         floor-async floor-sync; 3: wq1 wq2 floor-wq1 floor-wq2; 6: tc-off tc-ours-async tc-ours-sync
+ *                         tc-delta tc-backup tc-redis tc-floor-async tc-floor-sync; 9: as 6 without the floor; a scenario
+ *                         left without any is skipped; in scenario 9 tc-off is the one-Tomcat reference, and jetty-ours-async jetty-ours-sync run ours
  *                         on embedded Jetty beside them)
  * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
  * --rr-nodes=N            scenario 8: nodes of the round robin (default 2; 2 or 3)

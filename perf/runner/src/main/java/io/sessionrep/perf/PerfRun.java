@@ -281,10 +281,14 @@ public final class PerfRun {
             System.out.println("!! scenario " + scenario.id() + " " + m.failure);
             e.printStackTrace(System.out);
         } finally {
-            for (Target t : targets.values()) {
+            targets.forEach((id, t) -> {
+                String said = t.workDone();
+                if (said != null) {
+                    m.workDone.put(id, said);
+                }
                 t.close();
                 running.remove(t);
-            }
+            });
         }
         for (Config config : scenario.configs()) {
             try {

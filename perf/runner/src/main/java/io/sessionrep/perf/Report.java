@@ -144,7 +144,7 @@ final class Report {
     /** A benchmark goal: met, missed, or (met null) not measured. */
     record Verdict(String target, String goal, String measured, Boolean met) {
         Verdict noisy(Measurements m) {
-            return m != null && m.quiet != null && m.quiet.noisy() && met != null
+            return m != null && m.quiet != null && m.quiet.noisy() && (met != null || goal.equals(NO_GOAL))
                     ? new Verdict(target, goal, measured + " (scenario " + m.scenario.id() + " NOISY: not a clean figure)", met)
                     : this;
         }
@@ -161,6 +161,18 @@ final class Report {
                 "sync: mean response time", "<= 1.3x async"));
         v.add(ratio(find(results, "3"), "wq2", "wq1", Stats::mean, 1.1, true,
                 "write-quota 2: mean response time", "<= 1.1x write-quota 1 (4 nodes)"));
+        // the floor's own verdicts on the same goals: where the least any replicator must do here misses a goal, no
+        // replicator meets it on this machine
+        v.add(ratio(s1, "floor-async", "off", Stats::throughput, 0.8, false,
+                "the floor's async throughput (a yardstick, not ours)", ">= 0.8x replication off (ours' goal)"));
+        v.add(ratio(find(results, "2"), "floor-sync", "floor-async", Stats::mean, 1.3, true,
+                "the floor's sync mean response time (a yardstick, not ours)", "<= 1.3x the floor's async (ours' goal)"));
+        v.add(ratio(find(results, "3"), "floor-wq2", "floor-wq1", Stats::mean, 1.1, true,
+                "the floor's mean response time to 2 nodes (a yardstick, not ours)", "<= 1.1x the floor's to 1 node (ours' goal)"));
+        v.add(ratio(s1, "async-wq1", "floor-async", Stats::throughput, Double.NaN, false,
+                "async write-quota 1: throughput against the floor's", NO_GOAL));
+        v.add(ratio(find(results, "2"), "sync", "floor-sync", Stats::throughput, Double.NaN, false,
+                "sync: throughput against the floor's sync", NO_GOAL));
         Measurements s6 = find(results, "6");
         v.add(ratio(s6, "tc-ours-async", "tc-off", Stats::throughput, 0.8, false,
                 "Tomcat: async throughput", ">= 0.8x StandardManager (replication off), same container"));
@@ -177,6 +189,14 @@ final class Report {
                         "Tomcat: async p99 vs " + name, "lower than " + name + " (ratio < 1)"));
             }
         }
+        v.add(ratio(s6, TomcatSetup.FLOOR_ASYNC.id(), "tc-off", Stats::throughput, 0.8, false,
+                "Tomcat: the floor's async throughput (a yardstick, not ours)", ">= 0.8x StandardManager (ours' goal)"));
+        v.add(ratio(s6, TomcatSetup.FLOOR_SYNC.id(), TomcatSetup.FLOOR_ASYNC.id(), Stats::mean, 1.3, true,
+                "Tomcat: the floor's sync mean response time (a yardstick, not ours)", "<= 1.3x the floor's async (ours' goal)"));
+        v.add(ratio(s6, "tc-ours-async", TomcatSetup.FLOOR_ASYNC.id(), Stats::throughput, Double.NaN, false,
+                "Tomcat: async throughput against the floor's", NO_GOAL));
+        v.add(ratio(s6, "tc-ours-sync", TomcatSetup.FLOOR_SYNC.id(), Stats::throughput, Double.NaN, false,
+                "Tomcat: sync throughput against the floor's sync", NO_GOAL));
         if (options.baselineJar != null) {
             v.add(ratio(s6, "tc-ours-async", Catalog.BASELINE, Stats::throughput, 0.95, false,
                     "Tomcat, sticky: async throughput vs the baseline jar", ">= 0.95x the baseline (within noise: compare the rounds)"));
@@ -200,7 +220,7 @@ final class Report {
         line(md, "| target | goal | measured | verdict |");
         line(md, "| --- | --- | --- | --- |");
         for (Verdict x : v) {
-            String verdict = x.met == null ? "not measured" : x.met ? "**met**" : "**missed**";
+            String verdict = x.goal.equals(NO_GOAL) ? "-" : x.met == null ? "not measured" : x.met ? "**met**" : "**missed**";
             line(md, "| " + x.target + " | " + x.goal + " | " + x.measured + " | " + verdict + " |");
         }
         line(md, "");
@@ -210,9 +230,13 @@ final class Report {
         return results.stream().filter(m -> m.scenario.id().equals(id)).findFirst().orElse(null);
     }
 
+    /** The goal of a ratio shown for information ({@link #ratio} with a NaN limit). */
+    static final String NO_GOAL = "none: where ours stands against the least any replicator does here";
+
     /**
      * config/reference of a metric at every point; {@code upper}: the ratio must stay at or below the
-     * limit (strictly below when the limit is 1.0, "lower than"), else at or above.
+     * limit (strictly below when the limit is 1.0, "lower than"), else at or above. A NaN limit: no goal, the
+     * ratios are shown (verdict "-").
      */
     private static Verdict ratio(Measurements m, String config, String reference, ToDoubleFunction<Stats> metric,
                                  double limit, boolean upper, String target, String goal) {
@@ -247,6 +271,9 @@ final class Report {
         }
         if (points == 0) {
             return new Verdict(target, goal, "no data", null);
+        }
+        if (Double.isNaN(limit)) {
+            return new Verdict(target, goal, "all points: " + all, null).noisy(m);
         }
         String measured = "worst " + fmt(worst) + "x at " + worstPoint.label() + " (all points: " + all + ")";
         if (missed > 0) {
@@ -369,6 +396,12 @@ final class Report {
                 }
             }
             line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
+            line(md, "");
+        }
+        if (!m.workDone.isEmpty()) {
+            line(md, "What the configurations say they did, read from their nodes at the end of the scenario:");
+            line(md, "");
+            m.workDone.forEach((config, said) -> line(md, "- `" + config + "`: " + said));
             line(md, "");
         }
         List<String[]> configs = new ArrayList<>(); // (id, label) of each configuration, for the tables below

@@ -18,6 +18,14 @@ interface Target extends AutoCloseable {
         return List.of();
     }
 
+    /**
+     * What the target says it did over the scenario, for the report (the floor's counters: the bytes it copied),
+     * read before it stops; null when it has nothing to say.
+     */
+    default String workDone() {
+        return null;
+    }
+
     /** Stops every process of the target (idempotent). */
     @Override
     void close();

@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * {@code --add-opens}), with the same JVM options for every configuration ({@link #JVM_ARGS}). Started one
  * after the other (DeltaManager's state transfer wants its peer up), each awaited until the application
  * answers; for a replicated configuration, a probe session created on the first node must then be
- * readable on every other node before the cluster counts as started.
+ * readable on every other node before the cluster counts as started (for the floor: its bytes received there).
  */
 final class TomcatCluster implements Target {
 
@@ -105,6 +105,9 @@ final class TomcatCluster implements Target {
                     command.add("-Dperf.redis.host=127.0.0.1");
                     command.add("-Dperf.redis.port=" + redisPort);
                 }
+                if (setup.floor()) {
+                    command.addAll(FloorNodes.properties(i, replication, size - 1, setup == TomcatSetup.FLOOR_SYNC));
+                }
                 command.add("-cp");
                 command.add(home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator + home.resolve("bin/tomcat-juli.jar"));
                 command.add("org.apache.catalina.startup.Bootstrap");
@@ -117,6 +120,9 @@ final class TomcatCluster implements Target {
             }
             if (setup.replicated() && size > 1) {
                 cluster.probeReplication();
+            }
+            if (setup.floor() && size > 1) {
+                cluster.probeFloor();
             }
         } catch (Exception | Error e) {
             cluster.close();
@@ -139,6 +145,14 @@ final class TomcatCluster implements Target {
             case REDIS -> "Spring Session (spring-session-data-redis, Lettuce, no Spring Boot) in the WAR: ContextLoaderListener +"
                     + " `springSessionRepositoryFilter` (DelegatingFilterProxy), RedisSessionRepository with Spring Session's defaults;"
                     + " one local redis-server (no persistence)";
+            case FLOOR_ASYNC, FLOOR_SYNC -> "StandardManager and, in the WAR, perf-floor's listener and filter: at the end of each"
+                    + " request the request thread writes the byte arrays it set (and the `Integer` version) as they are into a"
+                    + " plain TCP socket of its own to the other node, whose reader thread reads them into new arrays and keeps"
+                    + " them; no serializer, digest, membership, queue or hand-off"
+                    + (setup == TomcatSetup.FLOOR_SYNC ? ", and the request waits for the other node's one-byte acknowledgement"
+                    + " (sent once it has stored them)" : "")
+                    + ". The least any replicator must do here to hold a second copy of each changed byte in another JVM:"
+                    + " a yardstick, not a replicator (the copy cannot serve the session)";
         };
     }
 
@@ -301,6 +315,39 @@ final class TomcatCluster implements Target {
             }
             user.destroy(nodes.get(i).uri());
         }
+    }
+
+    /**
+     * The floor copies: a session initialized on the first node (1 x 1 KiB) shows up as 1 KiB received on each
+     * other node's counters ({@link FloorNodes#status}).
+     */
+    private void probeFloor() throws Exception {
+        HttpClient http = SessionClient.newHttpClient();
+        HttpUser user = new HttpUser(http, Duration.ofSeconds(10), setup.cookie());
+        SessionReply created = user.initialize(nodes.get(0).uri(), 1, 1);
+        if (created.status() != 200) {
+            throw new IllegalStateException(setup.id() + ": initialize on node-a answered " + created);
+        }
+        for (int i = 1; i < nodes.size(); i++) {
+            long deadline = System.nanoTime() + PROBE_RETRY.toNanos();
+            String host = "127.0.0.1:" + nodes.get(i).httpPort();
+            String status = FloorNodes.status(http, host, CONTEXT);
+            while (!status.contains("\"valueBytesReceived\":1024,") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                status = FloorNodes.status(http, host, CONTEXT);
+            }
+            if (!status.contains("\"valueBytesReceived\":1024,")) {
+                throw new IllegalStateException(setup.id() + ": the 1 KiB set on node-a did not reach " + nodes.get(i).name()
+                        + " within " + PROBE_RETRY + ": " + status + "; see " + nodes.get(0).process().log());
+            }
+        }
+        user.destroy(nodes.get(0).uri());
+    }
+
+    /** What each node of a floor configuration says it did (its counters); else null. */
+    @Override
+    public String workDone() {
+        return setup.floor() ? FloorNodes.workDone(hosts(), CONTEXT) : null;
     }
 
     List<Node> nodes() {

@@ -19,7 +19,15 @@ public enum TomcatSetup {
     /** Ours with {@code replicationMode="sync"}. */
     OURS_SYNC("tc-ours-sync", "sessionrep sync, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /** Spring Session with Redis (Lettuce) as a filter in the WAR, one local {@code redis-server}. */
-    REDIS("tc-redis", "Spring Session + Redis (Tomcat)", true, "SESSION");
+    REDIS("tc-redis", "Spring Session + Redis (Tomcat)", true, "SESSION"),
+    /**
+     * The floor, async: StandardManager plus perf-floor's filter, which writes each request's changed byte arrays
+     * from the request thread straight into a socket to the other node (a yardstick, not a replicator: the other
+     * node holds the bytes but cannot serve the session).
+     */
+    FLOOR_ASYNC("tc-floor-async", "floor: raw copy over a socket, async (Tomcat)", false, "JSESSIONID"),
+    /** The floor, sync: the request also waits for the other node's one-byte acknowledgement. */
+    FLOOR_SYNC("tc-floor-sync", "floor: raw copy over a socket, sync (Tomcat)", false, "JSESSIONID");
 
     private final String id;
     private final String label;
@@ -59,6 +67,11 @@ public enum TomcatSetup {
 
     boolean ours() {
         return this == OURS_ASYNC || this == OURS_SYNC;
+    }
+
+    /** perf-floor's filter in the WAR ({@link Wars#floor}). */
+    boolean floor() {
+        return this == FLOOR_ASYNC || this == FLOOR_SYNC;
     }
 
     public static TomcatSetup byId(String id) {

@@ -18,7 +18,9 @@ import java.util.zip.ZipOutputStream;
  *       configuration but Redis;</li>
  *   <li>{@link #springSession}: the same plus Spring Session (a {@code ContextLoaderListener} for
  *       {@code RedisSessionConfig} and the {@code springSessionRepositoryFilter} in front of the servlet)
- *       and its jars in WEB-INF/lib, as Spring Session's documentation for a web.xml application says.</li>
+ *       and its jars in WEB-INF/lib, as Spring Session's documentation for a web.xml application says;</li>
+ *   <li>{@link #floor}: the same as {@link #distributable} plus perf-floor's listener and filter (the floor
+ *       configurations, which keep StandardManager) and its jar in WEB-INF/lib.</li>
  * </ul>
  */
 public final class Wars {
@@ -48,6 +50,22 @@ public final class Wars {
               </filter-mapping>
             """;
 
+    static final String FLOOR_XML = """
+              <!-- the floor (perf runner): each request's changes copied over a plain socket at its end -->
+              <listener>
+                <listener-class>io.sessionrep.perf.floor.FloorListener</listener-class>
+              </listener>
+              <filter>
+                <filter-name>floor</filter-name>
+                <filter-class>io.sessionrep.perf.floor.FloorFilter</filter-class>
+              </filter>
+              <filter-mapping>
+                <filter-name>floor</filter-name>
+                <url-pattern>/*</url-pattern>
+                <dispatcher>REQUEST</dispatcher>
+              </filter-mapping>
+            """;
+
     private Wars() {
     }
 
@@ -59,6 +77,11 @@ public final class Wars {
     /** {@code war} with {@code <distributable/>}, Spring Session's filter and {@code jars} in WEB-INF/lib. */
     public static Path springSession(Path war, List<Path> jars, Path target) throws IOException {
         return rewrite(war, target, SPRING_SESSION_XML, jars);
+    }
+
+    /** {@code war} with {@code <distributable/>}, the floor's listener and filter, and {@code floorJar} in WEB-INF/lib. */
+    public static Path floor(Path war, Path floorJar, Path target) throws IOException {
+        return rewrite(war, target, FLOOR_XML, List.of(floorJar));
     }
 
     private static Path rewrite(Path war, Path target, String beforeServlet, List<Path> jars) throws IOException {

@@ -51,6 +51,30 @@ class TomcatSetupFilesTest {
     }
 
     @Test
+    void theFloorsWarAddsItsListenerAndFilterBeforeTheServletAndItsJarAndEachNodeCopiesToTheNextQuotaNodes() throws Exception {
+        String floor = Wars.webXml(WEB_XML, Wars.FLOOR_XML);
+        assertTrue(floor.indexOf("io.sessionrep.perf.floor.FloorListener") < floor.indexOf("<servlet>"), floor);
+        assertTrue(floor.indexOf("io.sessionrep.perf.floor.FloorFilter") < floor.indexOf("<servlet>"), floor);
+
+        Path dir = Files.createTempDirectory("wars");
+        Path war = dir.resolve("in.war");
+        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(war))) {
+            out.putNextEntry(new ZipEntry("WEB-INF/web.xml"));
+            out.write(WEB_XML.getBytes(StandardCharsets.UTF_8));
+            out.closeEntry();
+        }
+        Path jar = Files.writeString(dir.resolve("perf-floor.jar"), "not really a jar");
+        try (var zip = new java.util.zip.ZipFile(Wars.floor(war, jar, dir.resolve("out/session-test.war")).toFile())) {
+            assertTrue(zip.getEntry("WEB-INF/lib/perf-floor.jar") != null);
+        }
+
+        assertEquals(List.of("-Dperf.floor.port=4002", "-Dperf.floor.peers=127.0.0.1:4003,127.0.0.1:4001", "-Dperf.floor.mode=sync"),
+                FloorNodes.properties(1, new int[]{4001, 4002, 4003}, 2, true));
+        assertEquals(List.of("-Dperf.floor.port=4004", "-Dperf.floor.peers=127.0.0.1:4001", "-Dperf.floor.mode=async"),
+                FloorNodes.properties(3, new int[]{4001, 4002, 4003, 4004}, 1, false));
+    }
+
+    @Test
     void ourManagerIsTheDocumentedOneWithThisNodesPortsAndMode() throws Exception {
         Layout layout = Layout.find();
         int[] ports = {41001, 41002, 41003};

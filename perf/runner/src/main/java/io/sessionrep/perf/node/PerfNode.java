@@ -4,13 +4,17 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.jetty.ReplicatedSessions;
+import io.sessionrep.perf.floor.FloorFilter;
+import io.sessionrep.perf.floor.FloorListener;
 import io.sessionrep.testservlet.LauncherOptions;
 import io.sessionrep.testservlet.NodeServer;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
+import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.server.ServerConnector;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Function;
 
@@ -24,6 +28,10 @@ import java.util.function.Function;
  *       stack, right above the TCP transport, holding every outgoing replication message for that long
  *       (see {@link DelayedTransport}, {@link ConstantDelay}). The kernel here has no netem qdisc, so this
  *       is the emulated network latency of the "distributed" configuration.</li>
+ *   <li>{@code --floor} (with {@code --replication=off}): perf-floor's listener and filter in the context, set up
+ *       by its system properties ({@code perf.floor.port}, {@code perf.floor.peers}, {@code perf.floor.mode}):
+ *       plain Jetty sessions whose changes each request copies over a socket at its end (the runner's
+ *       yardstick).</li>
  * </ul>
  * Every other flag is NodeLauncher's ({@link LauncherOptions}). Prints {@code READY node=<name>
  * http=http://<host>:<port>/session} once serving.
@@ -36,9 +44,12 @@ public final class PerfNode {
     public static void main(String[] args) throws Exception {
         String httpHost = NodeServer.HOST;
         Duration delay = Duration.ZERO;
+        boolean withFloor = false;
         List<String> rest = new ArrayList<>();
         for (String arg : args) {
-            if (arg.startsWith("--http-host=")) {
+            if (arg.equals("--floor")) {
+                withFloor = true;
+            } else if (arg.startsWith("--http-host=")) {
                 httpHost = arg.substring("--http-host=".length());
             } else if (arg.startsWith("--net-delay=")) {
                 delay = parseDuration(arg.substring("--net-delay=".length()));
@@ -50,6 +61,11 @@ public final class PerfNode {
         String name = options.nodeName("node");
         String host = httpHost;
         Duration netDelay = delay;
+        boolean floor = withFloor;
+        if (floor && options.replication()) {
+            System.err.println("--floor: needs --replication=off (the floor replaces replication)");
+            System.exit(2);
+        }
         NodeServer node = new NodeServer(name, options.httpPort(), context -> {
             ((ServerConnector) context.getServer().getConnectors()[0]).setHost(host);
             if (options.replication()) {
@@ -60,6 +76,10 @@ public final class PerfNode {
                 ReplicatedSessions.install(context, config, new SimpleMeterRegistry(), transports);
             } else {
                 NodeServer.routeSessionIds(context, name);
+                if (floor) {
+                    context.addEventListener(new FloorListener());
+                    context.addFilter(FloorFilter.class, "/*", EnumSet.of(DispatcherType.REQUEST));
+                }
             }
         });
         try {
@@ -71,7 +91,7 @@ public final class PerfNode {
             System.exit(1);
         }
         System.out.println("READY node=" + name + " http=http://" + host + ":" + node.port() + "/session"
-                + (netDelay.isZero() ? "" : " net-delay=" + netDelay.toNanos() / 1000 + "us"));
+                + (netDelay.isZero() ? "" : " net-delay=" + netDelay.toNanos() / 1000 + "us") + (floor ? " floor" : ""));
         System.out.flush();
         node.join();
     }
