@@ -213,22 +213,25 @@ final class RequestEndReplication {
         });
     }
 
-    /** Sync mode: waits until one backup stored the update, at most sync-timeout. */
+    /**
+     * Sync mode: waits until one backup stored the update, at most sync-timeout. With one backup (write-quota 1)
+     * it waits on that acknowledgement itself; with more, on the first that says applied. Nothing is allocated for
+     * an acknowledgement that arrives in time (an exception built on every reply, to be dropped, was 1.3 % of a
+     * sync node's CPU samples at 1x1 KiB: profile-20261127-sync-floor).
+     */
     private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, String sessionId) {
         long started = System.nanoTime();
-        CompletableFuture<Void> first = new CompletableFuture<>();
-        for (CompletableFuture<Message.AckStatus> ack : acks) {
-            ack.whenComplete((status, error) -> {
-                if (error == null && status == Message.AckStatus.APPLIED) {
-                    first.complete(null);
-                }
-            });
-        }
-        CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
-                .whenComplete((v, e) -> first.completeExceptionally(new IllegalStateException("no backup stored it")));
+        long timeout = node.config.syncTimeout().toNanos();
         try {
-            first.get(node.config.syncTimeout().toNanos(), TimeUnit.NANOSECONDS);
-            node.metrics.syncAck.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            boolean applied = acks.size() == 1
+                    ? acks.get(0).get(timeout, TimeUnit.NANOSECONDS) == Message.AckStatus.APPLIED
+                    : firstApplied(acks).get(timeout, TimeUnit.NANOSECONDS);
+            if (applied) {
+                node.metrics.syncAck.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                return;
+            }
+            node.metrics.syncTimeouts.increment();
+            reportSyncMiss("no backup stored it", sessionId);
         } catch (TimeoutException e) {
             node.metrics.syncTimeouts.increment();
             reportSyncMiss("no acknowledgement within sync-timeout " + node.config.syncTimeout().toMillis() + "ms", sessionId);
@@ -236,8 +239,22 @@ final class RequestEndReplication {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             node.metrics.syncTimeouts.increment();
-            reportSyncMiss(String.valueOf(e.getCause()), sessionId);
+            reportSyncMiss("no backup stored it (" + e.getCause() + ")", sessionId);
         }
+    }
+
+    /** True as soon as one of {@code acks} says applied; false once all have answered and none did. */
+    private static CompletableFuture<Boolean> firstApplied(List<CompletableFuture<Message.AckStatus>> acks) {
+        CompletableFuture<Boolean> first = new CompletableFuture<>();
+        for (CompletableFuture<Message.AckStatus> ack : acks) {
+            ack.whenComplete((status, error) -> {
+                if (error == null && status == Message.AckStatus.APPLIED) {
+                    first.complete(true);
+                }
+            });
+        }
+        CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> first.complete(false));
+        return first;
     }
 
     private void reportSyncMiss(String why, String sessionId) {

@@ -15,9 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The runner end to end with tiny durations (part of {@code mvn verify}): scenarios 1 and 2, one load
- * point, A/B/A/B of 2 s segments, real node JVMs and the JMeter worker; report, charts and dashboards
- * under target/, and no process left behind.
+ * The runner end to end with tiny durations (part of {@code mvn verify}): scenarios 1 and 2 (ours, replication
+ * off and the floor), one load point, A/B/A/B of 2 s segments, real node JVMs and the JMeter worker; report, charts
+ * and dashboards under target/, and no process left behind.
  */
 class PerfRunSmokeIT {
 
@@ -44,7 +44,15 @@ class PerfRunSmokeIT {
                 }
             }
         }
+        for (Measurements m : results) {
+            // the floor did its work: each of its nodes received what the other sent, and no send failed
+            String said = m.workDone.get("floor-async");
+            assertTrue(said != null && said.contains("node-b") && !said.matches("(?s).*\"sendFailures\":[1-9].*")
+                            && !said.contains("\"valueBytesReceived\":0,"),
+                    "scenario " + m.scenario.id() + ": the floor's counters " + said);
+        }
         String md = Files.readString(report);
+        assertTrue(md.contains("| the floor's async throughput (a yardstick, not ours) |"), md);
         assertTrue(md.contains("## Scenario 1: The cost of replication"), md);
         assertTrue(md.contains("## Scenario 2: Asynchronous and synchronous replication"), md);
         assertTrue(md.contains("| async write-quota 1: mean response time |"), md);

@@ -96,6 +96,8 @@ public abstract class LimitsContract extends SessionReplicatorContract {
         assertEquals(1, counter(ReplicationMetrics.BACKUPS_REFUSED, "b"));
         assertEquals(1, counter(ReplicationMetrics.COPIES_REFUSED, "a"), "the primary heard of the refusal");
         assertEquals(1, a.sessionsBelowQuota(), "s1 has no copy anywhere but on its primary");
+        assertEquals(mode == ReplicationMode.SYNC ? 1 : 0, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"),
+                "sync: a request whose only backup refused was not acknowledged, and is counted so");
 
         a.invalidate("s0"); // b drops its copy: room for s1
         s.set("user", "alice");
@@ -107,6 +109,27 @@ public abstract class LimitsContract extends SessionReplicatorContract {
         stopNode(a);
         RestoredSession restored = b.takeOver("s1").orElseThrow();
         assertEquals("alice", restored.attributes().get("user"));
+    }
+
+    /** Sync with two backups: the request is acknowledged once one of them applied it, whatever the other says. */
+    @Test
+    void aSyncRequestWithTwoBackupsIsAcknowledgedByTheOneThatAppliedIt() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).writeQuota(2));
+        SessionReplicator b = node("b", o -> o.maxBackupBytes(1024 * 1024));
+        SessionReplicator c = node("c");
+        TestSession filler = newSession("s0").set("data", new byte[700 * 1024]); // both hold it
+        a.requestEnd(filler, filler.tracker);
+        TestSession s = newSession("s1").set("data", new byte[600 * 1024]); // does not fit beside s0 in b's 1 MiB
+        a.requestEnd(s, s.tracker);
+        settle(a, b, c);
+        assertFalse(b.hasBackup("s1"));
+        assertTrue(c.hasBackup("s1"));
+        assertEquals(0, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"), "c applied s1: acknowledged");
+
+        stopNode(c);
+        TestSession t = newSession("s2").set("data", new byte[600 * 1024]);
+        a.requestEnd(t, t.tracker); // b alone is left, and it refuses
+        assertEquals(1, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"), "no backup applied s2: counted");
     }
 
     @Test

@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FloorBackups implements Closeable {
 
-    private static final int READ_BUFFER = 64 * 1024;
+    /** Frames and small values come through it; a longer value is read straight into its array. */
+    private static final int READ_BUFFER = 8 * 1024;
 
     private final ServerSocket server;
     private final FloorCounters counters;

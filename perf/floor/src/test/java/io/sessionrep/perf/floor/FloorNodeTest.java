@@ -23,11 +23,13 @@ class FloorNodeTest {
         byte[] value = new byte[300 * 1024];
         new Random(7).nextBytes(value);
         try (FloorNode a = node(ports[0], ports[1], true); FloorNode b = node(ports[1], ports[0], true)) {
-            a.send(List.of(new Change.Set("s1", "attr-0", value), new Change.Set("s1", "version", 3)));
+            a.send(List.of(new Change.Set("s1", "attr-0", value), new Change.Set("s1", "version", 3),
+                    new Change.Set("s1", "na\u00efve-\u20ac", 4)));
 
             // no waiting: sync returned after b acknowledged, and b acknowledges after storing
             assertArrayEquals(value, (byte[]) b.backups().held("s1", "attr-0"));
             assertEquals(3, b.backups().held("s1", "version"));
+            assertEquals(4, b.backups().held("s1", "na\u00efve-\u20ac"), "a name written as DataInput.readUTF reads it");
             assertTrue(a.status().contains("\"valueBytesSent\":" + value.length), a.status());
             assertTrue(b.status().contains("\"valueBytesHeld\":" + value.length), b.status());
 
