@@ -35,12 +35,7 @@ class TomcatSetupFilesTest {
         assertTrue(spring.indexOf("DelegatingFilterProxy") < spring.indexOf("<servlet>"), spring);
 
         Path dir = Files.createTempDirectory("wars");
-        Path war = dir.resolve("in.war");
-        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(war))) {
-            out.putNextEntry(new ZipEntry("WEB-INF/web.xml"));
-            out.write(WEB_XML.getBytes(StandardCharsets.UTF_8));
-            out.closeEntry();
-        }
+        Path war = warWithWebXml(dir);
         Path jar = Files.writeString(dir.resolve("lib.jar"), "not really a jar");
         Path result = Wars.springSession(war, List.of(jar), dir.resolve("out/session-test.war"));
         try (var zip = new java.util.zip.ZipFile(result.toFile())) {
@@ -57,12 +52,7 @@ class TomcatSetupFilesTest {
         assertTrue(floor.indexOf("io.sessionrep.perf.floor.FloorFilter") < floor.indexOf("<servlet>"), floor);
 
         Path dir = Files.createTempDirectory("wars");
-        Path war = dir.resolve("in.war");
-        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(war))) {
-            out.putNextEntry(new ZipEntry("WEB-INF/web.xml"));
-            out.write(WEB_XML.getBytes(StandardCharsets.UTF_8));
-            out.closeEntry();
-        }
+        Path war = warWithWebXml(dir);
         Path jar = Files.writeString(dir.resolve("perf-floor.jar"), "not really a jar");
         try (var zip = new java.util.zip.ZipFile(Wars.floor(war, jar, dir.resolve("out/session-test.war")).toFile())) {
             assertTrue(zip.getEntry("WEB-INF/lib/perf-floor.jar") != null);
@@ -72,6 +62,17 @@ class TomcatSetupFilesTest {
                 FloorNodes.properties(1, new int[]{4001, 4002, 4003}, 2, true));
         assertEquals(List.of("-Dperf.floor.port=4004", "-Dperf.floor.peers=127.0.0.1:4001", "-Dperf.floor.mode=async"),
                 FloorNodes.properties(3, new int[]{4001, 4002, 4003, 4004}, 1, false));
+    }
+
+    /** A WAR holding only {@link #WEB_XML}, as the test servlet's WAR holds its own. */
+    private static Path warWithWebXml(Path dir) throws Exception {
+        Path war = dir.resolve("in.war");
+        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(war))) {
+            out.putNextEntry(new ZipEntry("WEB-INF/web.xml"));
+            out.write(WEB_XML.getBytes(StandardCharsets.UTF_8));
+            out.closeEntry();
+        }
+        return war;
     }
 
     @Test
