@@ -45,6 +45,8 @@ final class Measurements {
     final Map<String, Map<String, Long>> threadCpu = new LinkedHashMap<>();
     /** Per configuration: requests served in its measured segments (all samples, warm-up of a segment included). */
     final Map<String, Long> segmentRequests = new LinkedHashMap<>();
+    /** Per configuration: how long its warm-up ran and whether its nodes were still compiling at its end. */
+    final Map<String, WarmUp.Done> warmUps = new LinkedHashMap<>();
     /** Per configuration: GC pauses of its node JVMs over the whole scenario. */
     final Map<String, GcSummary> gc = new LinkedHashMap<>();
     /** Per configuration that has something to say ({@link Target#workDone}): what its nodes did, read at the end. */
@@ -72,6 +74,17 @@ final class Measurements {
 
     Cell cell(String config, Point point) {
         return cells.get(config).get(point);
+    }
+
+    /** JIT's share of {@code config}'s node CPU over its measured segments; NaN when not measured. */
+    double jitShareMeasured(String config) {
+        Map<String, Long> ticks = threadCpu.get(config);
+        return ticks == null ? Double.NaN : ThreadCpu.share(ticks, ThreadCpu.JIT);
+    }
+
+    /** Whether {@code config}'s nodes were still compiling in its measured segments: its figures are not results. */
+    boolean stillCompiling(String config) {
+        return jitShareMeasured(config) > WarmUp.STILL_COMPILING;
     }
 
     boolean hasData() {

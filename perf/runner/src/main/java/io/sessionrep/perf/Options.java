@@ -17,6 +17,9 @@ import java.util.Set;
  *                         on one session, 10: fail-over by kill -9)
  * --segment=SECONDS       length of one measured segment (default 6 full, 3 quick, 2 smoke)
  * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 1 smoke)
+ * --warmup-max=SECONDS    longest warm-up: after --warmup, one more --segment at a time while the configuration's node
+ *                         JVMs spent more than 5 % of their CPU compiling (JIT) in the part before (WarmUp); default
+ *                         180 full (or --warmup if longer), --warmup quick and smoke (no extension)
  * --rounds=N              A/B rounds per point (default 2: A B A B)
  * --run=NAME              results folder perf/results/NAME (default the start time, yyyyMMdd-HHmm)
  * --out=DIR               results folder DIR instead (the integration test writes under target/)
@@ -62,6 +65,7 @@ final class Options {
     String baselineJar;
     int segmentSeconds = -1;
     int warmupSeconds = -1;
+    int warmupMaxSeconds = -1;
     int rounds = 2;
     String run = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
     String netDelay = "200us";
@@ -102,6 +106,8 @@ final class Options {
                 o.segmentSeconds = positive("segment", value);
             } else if (arg.startsWith("--warmup=")) {
                 o.warmupSeconds = Integer.parseInt(value);
+            } else if (arg.startsWith("--warmup-max=")) {
+                o.warmupMaxSeconds = positive("warmup-max", value);
             } else if (arg.startsWith("--rounds=")) {
                 o.rounds = positive("rounds", value);
             } else if (arg.startsWith("--sessions=")) {
@@ -166,6 +172,12 @@ final class Options {
                 case SMOKE -> 1;
             };
         }
+        if (o.warmupMaxSeconds < 0) {
+            o.warmupMaxSeconds = o.profile == Profile.FULL ? Math.max(180, o.warmupSeconds) : o.warmupSeconds;
+        } else if (o.warmupMaxSeconds < o.warmupSeconds) {
+            throw new IllegalArgumentException("--warmup-max: " + o.warmupMaxSeconds + " is not allowed; expected at least --warmup ("
+                    + o.warmupSeconds + ")");
+        }
         if (o.sessions < 0) {
             o.sessions = switch (o.profile) {
                 case FULL -> 5000;
@@ -217,7 +229,7 @@ final class Options {
 
     static String usage() {
         return """
-                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S]
+                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S] [--warmup-max=S]
                                    [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--async-profiler] [--configs=ID,...] [--points=NxS,...]
                                    [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes

@@ -255,7 +255,12 @@ public final class PerfRun {
             Point warm = scenario.points().get(0);
             for (Config config : scenario.configs()) {
                 if (options.warmupSeconds > 0) {
-                    unmeasured("warm-up", config.id() + ".jtl", dir, warm, targets.get(config.id()), options.warmupSeconds, jmeter);
+                    Target target = targets.get(config.id());
+                    WarmUp.Done done = WarmUp.run(options.warmupSeconds, options.segmentSeconds, options.warmupMaxSeconds,
+                            () -> ThreadCpu.snapshot(target.pids()), (part, seconds) -> unmeasured("warm-up",
+                                    config.id() + (part == 0 ? "" : "-" + part) + ".jtl", dir, warm, target, seconds, jmeter));
+                    m.warmUps.put(config.id(), done);
+                    System.out.println("-- warmed up " + config.id() + ": " + done.summary());
                 }
             }
             // then one unmeasured round at that point, so that each configuration comes to its first measured

@@ -148,6 +148,18 @@ final class Report {
                     ? new Verdict(target, goal, measured + " (scenario " + m.scenario.id() + " NOISY: not a clean figure)", met)
                     : this;
         }
+
+        /** Says so when {@code config}'s or {@code reference}'s nodes were still compiling in their measured segments. */
+        Verdict compiling(Measurements m, String config, String reference) {
+            List<String> compiling = new ArrayList<>();
+            for (String c : List.of(config, reference)) {
+                if (m.stillCompiling(c)) {
+                    compiling.add(String.format(Locale.ROOT, "%s (JIT %.0f %%)", c, 100 * m.jitShareMeasured(c)));
+                }
+            }
+            return compiling.isEmpty() ? this : new Verdict(target, goal, measured + "; still compiling in the measured"
+                    + " segments: " + String.join(", ", compiling) + ", not a clean figure", met);
+        }
     }
 
     private void targets(StringBuilder md, List<Measurements> results, JmhSuite.Results jmh) {
@@ -273,14 +285,14 @@ final class Report {
             return new Verdict(target, goal, "no data", null);
         }
         if (Double.isNaN(limit)) {
-            return new Verdict(target, goal, "all points: " + all, null).noisy(m);
+            return new Verdict(target, goal, "all points: " + all, null).compiling(m, config, reference).noisy(m);
         }
         String measured = "worst " + fmt(worst) + "x at " + worstPoint.label() + " (all points: " + all + ")";
         if (missed > 0) {
             double by = upper ? (worst / limit - 1) * 100 : (1 - worst / limit) * 100;
             measured += "; missed at " + missed + " of " + points + " points, worst by " + fmt(by) + " %";
         }
-        return new Verdict(target, goal, measured, missed == 0).noisy(m);
+        return new Verdict(target, goal, measured, missed == 0).compiling(m, config, reference).noisy(m);
     }
 
     private static Verdict requestEnd(JmhSuite.Results jmh) {
@@ -396,6 +408,25 @@ final class Report {
                 }
             }
             line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
+            line(md, "");
+        }
+        if (!m.warmUps.isEmpty()) {
+            StringBuilder warm = new StringBuilder();
+            m.warmUps.forEach((config, done) -> warm.append(warm.length() == 0 ? "" : "; ").append(config).append(' ')
+                    .append(done.summary()));
+            line(md, "Unmeasured warm-up per configuration (longer while its nodes' JIT compilers used more than "
+                    + Math.round(100 * WarmUp.STILL_COMPILING) + " % of their CPU, `--warmup-max`): " + warm + ".");
+            line(md, "");
+        }
+        List<String> compiling = new ArrayList<>();
+        for (Config c : s.configs()) {
+            if (m.stillCompiling(c.id())) {
+                compiling.add(String.format(Locale.ROOT, "%s (JIT %.0f %% of its nodes' CPU)", c.id(), 100 * m.jitShareMeasured(c.id())));
+            }
+        }
+        if (!compiling.isEmpty()) {
+            line(md, "**Still compiling in the measured segments: " + String.join(", ", compiling) + ". These configurations'"
+                    + " figures are not results; run the scenario with a longer `--warmup-max`.**");
             line(md, "");
         }
         if (!m.workDone.isEmpty()) {

@@ -21,6 +21,9 @@ final class ThreadCpu {
     static final List<String> ROLES = List.of("HTTP (Tomcat NIO / Jetty qtp)", "sessionrep sender threads",
             "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other");
 
+    /** The role of the JIT compiler threads (C1, C2). */
+    static final String JIT = ROLES.get(5);
+
     /** Prefix of the keys that hold the system (kernel) part of a role's ticks. */
     static final String KERNEL = "kernel: ";
 
@@ -85,6 +88,15 @@ final class ThreadCpu {
             return ROLES.get(6);
         }
         return ROLES.get(7);
+    }
+
+    /** {@code role}'s share of all the ticks (kernel keys aside); NaN when there are none. */
+    static double share(Map<String, Long> ticks, String role) {
+        long total = 0;
+        for (String r : ROLES) {
+            total += ticks.getOrDefault(r, 0L);
+        }
+        return total == 0 ? Double.NaN : (double) ticks.getOrDefault(role, 0L) / total;
     }
 
     /** after - before, per role. */
