@@ -7,6 +7,7 @@ import io.sessionrep.perf.Scenario.Point;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** What one scenario measured: per configuration and point, every round's steady-state statistics. */
@@ -84,7 +85,13 @@ final class Measurements {
 
     /** Whether {@code config}'s nodes were still compiling in its measured segments: its figures are not results. */
     boolean stillCompiling(String config) {
-        return jitShareMeasured(config) > WarmUp.STILL_COMPILING;
+        return WarmUp.stillCompiling(jitShareMeasured(config));
+    }
+
+    /** "{@code config} (JIT n %)" when {@code config} was still compiling in its measured segments, else null. */
+    String compilingNote(String config) {
+        return stillCompiling(config)
+                ? String.format(Locale.ROOT, "%s (JIT %.0f %%)", config, 100 * jitShareMeasured(config)) : null;
     }
 
     boolean hasData() {

@@ -15,7 +15,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Stream;
 
 /** perf/results/RUN/report.md: method, targets (met or missed by how much), one section per scenario, JMH. */
 final class Report {
@@ -151,12 +153,8 @@ final class Report {
 
         /** Says so when {@code config}'s or {@code reference}'s nodes were still compiling in their measured segments. */
         Verdict compiling(Measurements m, String config, String reference) {
-            List<String> compiling = new ArrayList<>();
-            for (String c : List.of(config, reference)) {
-                if (m.stillCompiling(c)) {
-                    compiling.add(String.format(Locale.ROOT, "%s (JIT %.0f %%)", c, 100 * m.jitShareMeasured(c)));
-                }
-            }
+            List<String> compiling = Stream.of(config, reference).map(m::compilingNote)
+                    .filter(Objects::nonNull).toList();
             return compiling.isEmpty() ? this : new Verdict(target, goal, measured + "; still compiling in the measured"
                     + " segments: " + String.join(", ", compiling) + ", not a clean figure", met);
         }
@@ -418,15 +416,10 @@ final class Report {
                     + Math.round(100 * WarmUp.STILL_COMPILING) + " % of their CPU, `--warmup-max`): " + warm + ".");
             line(md, "");
         }
-        List<String> compiling = new ArrayList<>();
-        for (Config c : s.configs()) {
-            if (m.stillCompiling(c.id())) {
-                compiling.add(String.format(Locale.ROOT, "%s (JIT %.0f %% of its nodes' CPU)", c.id(), 100 * m.jitShareMeasured(c.id())));
-            }
-        }
+        List<String> compiling = s.configs().stream().map(c -> m.compilingNote(c.id())).filter(Objects::nonNull).toList();
         if (!compiling.isEmpty()) {
-            line(md, "**Still compiling in the measured segments: " + String.join(", ", compiling) + ". These configurations'"
-                    + " figures are not results; run the scenario with a longer `--warmup-max`.**");
+            line(md, "**Still compiling in the measured segments (JIT's share of the nodes' CPU): " + String.join(", ", compiling)
+                    + ". These configurations' figures are not results; run the scenario with a longer `--warmup-max`.**");
             line(md, "");
         }
         if (!m.workDone.isEmpty()) {

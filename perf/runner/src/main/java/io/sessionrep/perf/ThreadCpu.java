@@ -92,11 +92,17 @@ final class ThreadCpu {
 
     /** {@code role}'s share of all the ticks (kernel keys aside); NaN when there are none. */
     static double share(Map<String, Long> ticks, String role) {
-        long total = 0;
-        for (String r : ROLES) {
-            total += ticks.getOrDefault(r, 0L);
-        }
+        long total = sum(ticks, "");
         return total == 0 ? Double.NaN : (double) ticks.getOrDefault(role, 0L) / total;
+    }
+
+    /** The ticks of every role under keys {@code prefix + role}: "" for all ticks, {@link #KERNEL} for the kernel's part. */
+    private static long sum(Map<String, Long> ticks, String prefix) {
+        long sum = 0;
+        for (String r : ROLES) {
+            sum += ticks.getOrDefault(prefix + r, 0L);
+        }
+        return sum;
     }
 
     /** after - before, per role. */
@@ -121,12 +127,8 @@ final class ThreadCpu {
             if (t == null || n == 0) {
                 continue;
             }
-            long total = 0;
-            long kernel = 0;
-            for (String r : ROLES) {
-                total += t.getOrDefault(r, 0L);
-                kernel += t.getOrDefault(KERNEL + r, 0L);
-            }
+            long total = sum(t, "");
+            long kernel = sum(t, KERNEL);
             md.append("| ").append(c[1]).append(String.format(Locale.ROOT, " | %,d | %.3f (kernel %.0f %%) |", n, ms(total, n),
                     total == 0 ? 0 : 100.0 * kernel / total));
             for (String r : ROLES) {

@@ -31,7 +31,7 @@ final class WarmUp {
      */
     record Done(int seconds, double jitShare) {
         boolean stillCompiling() {
-            return jitShare > STILL_COMPILING;
+            return WarmUp.stillCompiling(jitShare);
         }
 
         String summary() {
@@ -42,6 +42,11 @@ final class WarmUp {
     }
 
     private WarmUp() {
+    }
+
+    /** Whether JIT's share {@code jitShare} of the nodes' CPU says they were still compiling (NaN: cannot tell, no). */
+    static boolean stillCompiling(double jitShare) {
+        return jitShare > STILL_COMPILING;
     }
 
     /**

@@ -56,6 +56,7 @@ class PerfRunSmokeIT {
         assertTrue(md.contains("## Scenario 1: The cost of replication"), md);
         assertTrue(md.contains("## Scenario 2: Asynchronous and synchronous replication"), md);
         assertTrue(md.contains("| async write-quota 1: mean response time |"), md);
+        assertTrue(md.contains("Unmeasured warm-up per configuration") && md.contains("; async-wq1 1 s"), md); // WarmUp's record
         for (String png : List.of("s1-response-time.png", "s1-throughput.png", "s2-response-time.png")) {
             assertTrue(Files.size(out.resolve(png)) > 1000, png);
         }
