@@ -103,6 +103,11 @@ final class FloorBackups implements Closeable {
         }
     }
 
+    /** The port the backups listen on (the one asked for, or the one the system chose for 0). */
+    int port() {
+        return server.getLocalPort();
+    }
+
     /** How many sessions the backups hold now. */
     long sessionsHeld() {
         return sessions.size();

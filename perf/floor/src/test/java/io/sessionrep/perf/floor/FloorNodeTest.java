@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.Random;
 
@@ -19,10 +18,9 @@ class FloorNodeTest {
 
     @Test
     void aSyncSendReturnsOnlyOnceThePeerHoldsTheExactBytes() throws Exception {
-        int[] ports = freePorts();
         byte[] value = new byte[300 * 1024];
         new Random(7).nextBytes(value);
-        try (FloorNode a = node(ports[0], ports[1], true); FloorNode b = node(ports[1], ports[0], true)) {
+        try (FloorNode b = node(true); FloorNode a = node(true, b.backups().port())) {
             a.send(List.of(new Change.Set("s1", "attr-0", value), new Change.Set("s1", "version", 3),
                     new Change.Set("s1", "na\u00efve-\u20ac", 4)));
 
@@ -43,8 +41,7 @@ class FloorNodeTest {
 
     @Test
     void anAsyncSendArrivesWithoutTheRequestWaitingForIt() throws Exception {
-        int[] ports = freePorts();
-        try (FloorNode a = node(ports[0], ports[1], false); FloorNode b = node(ports[1], ports[0], false)) {
+        try (FloorNode b = node(false); FloorNode a = node(false, b.backups().port())) {
             a.send(List.of(new Change.Set("s2", "attr-0", new byte[]{1, 2, 3})));
             long deadline = System.nanoTime() + 5_000_000_000L;
             while (b.backups().held("s2", "attr-0") == null && System.nanoTime() < deadline) {
@@ -56,12 +53,15 @@ class FloorNodeTest {
 
     @Test
     void aValueOfAnotherTypeIsCountedNotSentAndADeadPeerFailsNoRequest() throws Exception {
-        int[] ports = freePorts();
-        try (FloorNode a = node(ports[0], ports[1], true)) { // no node on ports[1]
+        int gone;
+        try (FloorNode stopped = node(true)) {
+            gone = stopped.backups().port();
+        }
+        try (FloorNode a = node(true, gone)) { // nothing listens there any more
             a.send(List.of(new Change.Set("s3", "name", "a string")));
             assertTrue(a.status().contains("\"sendFailures\":1"), a.status());
         }
-        try (FloorNode a = node(ports[0], ports[1], true); FloorNode b = node(ports[1], ports[0], true)) {
+        try (FloorNode b = node(true); FloorNode a = node(true, b.backups().port())) {
             a.send(List.of(new Change.Set("s3", "name", "a string"), new Change.Set("s3", "n", 1)));
             assertTrue(a.status().contains("\"changesSkipped\":1"), a.status());
             assertNull(b.backups().held("s3", "name"));
@@ -83,13 +83,13 @@ class FloorNodeTest {
                 .getMessage().contains("expected async or sync"));
     }
 
-    private static FloorNode node(int port, int peer, boolean sync) throws IOException {
-        return new FloorNode(new FloorSettings(port, List.of(InetSocketAddress.createUnresolved("127.0.0.1", peer)), sync));
-    }
-
-    private static int[] freePorts() throws IOException {
-        try (ServerSocket a = new ServerSocket(0); ServerSocket b = new ServerSocket(0)) {
-            return new int[]{a.getLocalPort(), b.getLocalPort()};
-        }
+    /**
+     * A node whose backups listen on a port the system chooses (ports picked ahead and bound later can be taken
+     * meanwhile: "Address already in use" in one full build), copying to the given peer ports.
+     */
+    private static FloorNode node(boolean sync, int... peers) throws IOException {
+        List<InetSocketAddress> addresses = java.util.Arrays.stream(peers)
+                .mapToObj(p -> InetSocketAddress.createUnresolved("127.0.0.1", p)).toList();
+        return new FloorNode(new FloorSettings(0, addresses, sync));
     }
 }
