@@ -195,6 +195,29 @@ public abstract class ReplicationBasicsContract extends SessionReplicatorContrac
         assertEquals(1, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"));
     }
 
+    /**
+     * A sync-timeout of 1 ms, far below the JGroups transport's timeout sweep (10 ms) and below the round trip of
+     * a 256 KiB update: requests proceed unacknowledged (counted), their acknowledgements come after they proceeded
+     * or the transport expires them later, and none of that may lose an update or apply one out of order.
+     */
+    @Test
+    void aSyncTimeoutShorterThanTheRoundTripLosesNoUpdate() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofMillis(1)));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        TestSession s = newSession("s1");
+        byte[] blob = new byte[256 * 1024];
+        for (int i = 1; i <= 40; i++) {
+            blob[i] = (byte) i;
+            s.set("counter", i).set("blob", blob.clone());
+            a.requestEnd(s, s.tracker);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> b.backupVersion("s1") == 40);
+        stopNode(a);
+        RestoredSession restored = b.takeOver("s1").orElseThrow();
+        assertEquals(40, restored.attributes().get("counter"));
+        assertArrayEquals(blob, (byte[]) restored.attributes().get("blob"));
+    }
+
     @Test
     void removedAttributeIsRemovedOnTheBackup() {
         SessionReplicator a = node("a");

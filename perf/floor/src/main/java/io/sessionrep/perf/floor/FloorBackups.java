@@ -15,20 +15,33 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A floor node's backups: a server socket on 127.0.0.1 and one reader thread per connection, which reads each
  * frame and applies it at once: a SET's value into a new array kept in a map of the session's attributes, a
  * REMOVE or DESTROY from it, and for END one acknowledgement byte back.
+ *
+ * <p>Each request thread of a peer has a connection of its own, so the frames of one session's requests may
+ * arrive over different connections and be read in another order than they were sent: in async mode a SET of a
+ * session's last request may be read after the DESTROY of its next one. Such a SET is dropped (counted), else
+ * the session would be held for ever and the node's heap fill with dead sessions (which it did, before this
+ * check: over 300 MB on one node after a profile of the large sizes). Destroyed ids are remembered for
+ * {@value #DESTROYED_KEPT_MS} ms, far longer than any such reordering.
  */
 final class FloorBackups implements Closeable {
 
     /** Frames and small values come through it; a longer value is read straight into its array. */
     private static final int READ_BUFFER = 8 * 1024;
+    /** How long a destroyed session's id is remembered. */
+    static final long DESTROYED_KEPT_MS = 10_000;
 
     private final ServerSocket server;
     private final FloorCounters counters;
     private final Map<String, Map<String, Object>> sessions = new ConcurrentHashMap<>();
+    /** Ids destroyed lately, with when ({@link System#nanoTime}). */
+    private final Map<String, Long> destroyed = new ConcurrentHashMap<>();
+    private final AtomicLong destroys = new AtomicLong();
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger readers = new AtomicInteger();
     private volatile boolean closed;
@@ -79,7 +92,7 @@ final class FloorBackups implements Closeable {
                         if (value instanceof byte[] bytes) {
                             counters.valueBytesReceived.add(bytes.length);
                         }
-                        sessions.computeIfAbsent(id, k -> new ConcurrentHashMap<>()).put(name, value);
+                        set(id, name, value);
                     }
                     case FloorFrames.REMOVE -> {
                         String id = in.readUTF();
@@ -89,7 +102,7 @@ final class FloorBackups implements Closeable {
                             attributes.remove(name);
                         }
                     }
-                    case FloorFrames.DESTROY -> sessions.remove(in.readUTF());
+                    case FloorFrames.DESTROY -> destroy(in.readUTF());
                     case FloorFrames.END -> ack.write(FloorFrames.ACK);
                     default -> throw new IOException("unknown frame kind " + kind);
                 }
@@ -100,6 +113,29 @@ final class FloorBackups implements Closeable {
             }
         } finally {
             connections.remove(socket);
+        }
+    }
+
+    /** Keeps a SET unless its session was destroyed (the check after the put closes the race with a DESTROY). */
+    private void set(String id, String name, Object value) {
+        if (!destroyed.containsKey(id)) {
+            sessions.computeIfAbsent(id, k -> new ConcurrentHashMap<>()).put(name, value);
+            if (!destroyed.containsKey(id)) {
+                return;
+            }
+            sessions.remove(id);
+        }
+        counters.setsAfterDestroy.increment();
+    }
+
+    /** Forgets the session; its id first, so that a SET read meanwhile on another connection sees it. */
+    private void destroy(String id) {
+        long now = System.nanoTime();
+        destroyed.put(id, now);
+        sessions.remove(id);
+        if ((destroys.incrementAndGet() & 4095) == 0) {
+            long cutoff = now - DESTROYED_KEPT_MS * 1_000_000L;
+            destroyed.values().removeIf(at -> at < cutoff);
         }
     }
 

@@ -14,12 +14,14 @@ final class FloorCounters {
     final LongAdder sendFailures = new LongAdder();
     final LongAdder framesReceived = new LongAdder();
     final LongAdder valueBytesReceived = new LongAdder();
+    /** SETs of a session read after its DESTROY (over another request thread's connection), dropped. */
+    final LongAdder setsAfterDestroy = new LongAdder();
 
     /** One JSON object, with what the backups hold now ({@code sessions}, {@code heldValueBytes}). */
     String json(long sessionsHeld, long valueBytesHeld) {
         return String.format(Locale.ROOT, "{\"requestsSent\":%d,\"changesSent\":%d,\"valueBytesSent\":%d,\"changesSkipped\":%d,"
-                        + "\"sendFailures\":%d,\"framesReceived\":%d,\"valueBytesReceived\":%d,\"sessionsHeld\":%d,\"valueBytesHeld\":%d}",
+                        + "\"sendFailures\":%d,\"framesReceived\":%d,\"valueBytesReceived\":%d,\"setsAfterDestroy\":%d,\"sessionsHeld\":%d,\"valueBytesHeld\":%d}",
                 requestsSent.sum(), changesSent.sum(), valueBytesSent.sum(), changesSkipped.sum(), sendFailures.sum(),
-                framesReceived.sum(), valueBytesReceived.sum(), sessionsHeld, valueBytesHeld);
+                framesReceived.sum(), valueBytesReceived.sum(), setsAfterDestroy.sum(), sessionsHeld, valueBytesHeld);
     }
 }

@@ -52,6 +52,23 @@ class FloorNodeTest {
     }
 
     @Test
+    void aSetReadAfterItsSessionsDestroyIsDroppedInsteadOfHeldForEver() throws Exception {
+        try (FloorNode b = node(true); FloorNode a = node(true, b.backups().port())) {
+            a.send(List.of(new Change.Set("s5", "attr-0", new byte[]{1})));
+            // the next request destroys the session; its thread has a connection of its own, read first
+            Thread next = new Thread(() -> a.send(List.of(new Change.Destroy("s5"))));
+            next.start();
+            next.join();
+            // then the last SET of the request before comes in over the first connection
+            a.send(List.of(new Change.Set("s5", "attr-0", new byte[]{2})));
+
+            assertNull(b.backups().held("s5", "attr-0"));
+            assertTrue(b.status().contains("\"setsAfterDestroy\":1,"), b.status());
+            assertTrue(b.status().contains("\"sessionsHeld\":0,"), b.status());
+        }
+    }
+
+    @Test
     void aValueOfAnotherTypeIsCountedNotSentAndADeadPeerFailsNoRequest() throws Exception {
         int gone;
         try (FloorNode stopped = node(true)) {
