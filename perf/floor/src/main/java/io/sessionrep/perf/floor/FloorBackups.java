@@ -34,7 +34,7 @@ final class FloorBackups implements Closeable {
     /** Frames and small values come through it; a longer value is read straight into its array. */
     private static final int READ_BUFFER = 8 * 1024;
     /** How long a destroyed session's id is remembered. */
-    static final long DESTROYED_KEPT_MS = 10_000;
+    private static final long DESTROYED_KEPT_MS = 10_000;
 
     private final ServerSocket server;
     private final FloorCounters counters;
@@ -116,19 +116,23 @@ final class FloorBackups implements Closeable {
         }
     }
 
-    /** Keeps a SET unless its session was destroyed (the check after the put closes the race with a DESTROY). */
+    /**
+     * Keeps a SET unless its session was destroyed. The check after the put catches a DESTROY read meanwhile on
+     * another connection, which records the id before it removes the session.
+     */
     private void set(String id, String name, Object value) {
-        if (!destroyed.containsKey(id)) {
-            sessions.computeIfAbsent(id, k -> new ConcurrentHashMap<>()).put(name, value);
-            if (!destroyed.containsKey(id)) {
-                return;
-            }
-            sessions.remove(id);
+        if (destroyed.containsKey(id)) {
+            counters.setsAfterDestroy.increment();
+            return;
         }
-        counters.setsAfterDestroy.increment();
+        sessions.computeIfAbsent(id, k -> new ConcurrentHashMap<>()).put(name, value);
+        if (destroyed.containsKey(id)) {
+            sessions.remove(id);
+            counters.setsAfterDestroy.increment();
+        }
     }
 
-    /** Forgets the session; its id first, so that a SET read meanwhile on another connection sees it. */
+    /** Forgets the session, its id recorded first (see {@link #set}); now and then forgets ids older than the bound. */
     private void destroy(String id) {
         long now = System.nanoTime();
         destroyed.put(id, now);
