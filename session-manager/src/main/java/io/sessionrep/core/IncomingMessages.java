@@ -77,9 +77,10 @@ final class IncomingMessages implements MessageReceiver {
                 }
                 onOwnership(m);
             } else if (message instanceof Message.Fetch m) {
-                PrimaryEntry owned = node.primary(m.sessionId());
+                SessionUpdate copy = copyOf(m.sessionId());
+                PrimaryEntry owned = node.primary(m.sessionId()); // after the copy: an owner since then is told
                 boolean serving = owned != null && !owned.dormant;
-                return WireCodec.encode(new Message.FetchReply(copyOf(m.sessionId()), serving));
+                return WireCodec.encode(new Message.FetchReply(copy, serving));
             } else if (message instanceof Message.Reconcile m) {
                 return MergeReconciler.answer(node, sender, m);
             } else if (message instanceof Message.Acquire m) {
@@ -292,6 +293,9 @@ final class IncomingMessages implements MessageReceiver {
         if (node.tombstones.contains(id)) {
             return null;
         }
+        // The backup is read before the entry: a promotion here (Rebalancer) or a grant puts the entry before
+        // it removes the backup, so a copy moving from one to the other meanwhile is answered, not missed.
+        SessionUpdate held = node.backups.fullCopy(id);
         PrimaryEntry mine = node.primary(id);
         if (mine != null) {
             synchronized (mine) {
@@ -300,7 +304,7 @@ final class IncomingMessages implements MessageReceiver {
                 }
             }
         }
-        return node.backups.fullCopy(id);
+        return held;
     }
 
     @Override

@@ -62,8 +62,11 @@ final class TakeOver {
         if (node.closed() || node.tombstones.contains(sessionId)) {
             return Optional.empty();
         }
+        // The backup is read before the entry: a promotion ({@link Rebalancer}) or a grant puts the entry
+        // before it removes the backup, so a session moving from one to the other meanwhile is seen in one.
+        SessionUpdate held = node.backups.fullCopy(sessionId);
         PrimaryEntry owned = node.primary(sessionId);
-        if (owned == null && node.backups.get(sessionId) == null && recentMisses.contains(sessionId)) {
+        if (owned == null && held == null && recentMisses.contains(sessionId)) {
             node.metrics.takeoverMisses.increment();
             return Optional.empty(); // asked a moment ago, nobody had it: do not ask everyone again
         }
@@ -81,7 +84,7 @@ final class TakeOver {
                 return Optional.of(restore(sessionId, local, owned)); // the container dropped its live copy
             }
         } else {
-            local = node.backups.fullCopy(sessionId);
+            local = held;
         }
         // Always compare with the cluster: a local backup may be older than a copy elsewhere (a node that
         // was hung or restarted), and the old primary may still be alive with the newest state.
@@ -93,6 +96,11 @@ final class TakeOver {
             return null; // a live node owns it: it must be handed over, not taken
         }
         SessionUpdate source = found.newest();
+        if (owned == null && node.primary(sessionId) != null) {
+            // this node became its owner while the cluster was asked (a promotion or a late grant): resume
+            // that entry, compared with the cluster again, rather than report the session missing
+            return takeOver(sessionId, enter);
+        }
         if (source == null || node.tombstones.contains(sessionId)) {
             node.metrics.takeoverMisses.increment();
             recentMisses.add(sessionId);
@@ -118,6 +126,14 @@ final class TakeOver {
             boolean fromLocalBackup = source == local;
             entry = becomePrimary(source, true, enter);
             (fromLocalBackup ? node.metrics.takeoversLocal : node.metrics.takeoversCluster).increment();
+            SessionUpdate other;
+            synchronized (entry) {
+                // not ours if another thread here made it from another copy a moment before (the Rebalancer)
+                other = entry.copy.version() == source.toVersion() + 1 ? null : entry.fullCopy(node.attributes, true);
+            }
+            if (other != null) {
+                return Optional.of(restore(sessionId, other, entry));
+            }
         }
         return Optional.of(restore(sessionId, source, entry));
     }
@@ -158,9 +174,13 @@ final class TakeOver {
         fresh.inFlight = enter ? 1 : 0;
         PrimaryEntry entry = node.primaries.putIfAbsent(id, fresh);
         if (entry != null) {
-            if (enter) {
-                synchronized (entry) {
-                    entry.inFlight++; // a concurrent request on this node took it over first
+            // another thread here made it primary first: a request, or the Rebalancer's promotion (dormant)
+            synchronized (entry) {
+                if (enter) {
+                    entry.inFlight++;
+                }
+                if (serving) {
+                    entry.dormant = false; // the container holds it live from now on
                 }
             }
             return entry;

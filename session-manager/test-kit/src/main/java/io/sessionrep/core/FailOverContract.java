@@ -107,6 +107,69 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         assertEquals(1, counter(ReplicationMetrics.OWNERSHIP_CONFLICTS, loser.nodeName()));
     }
 
+    /**
+     * The backup holder promotes the session when its primary leaves (Rebalancer) while a request there is
+     * taking it over and asking the cluster for newer copies: the request must end up serving it, not find
+     * it missing nor leave it as a dormant promoted copy (which would make the container drop its live copy).
+     * The transport hook puts the promotion exactly inside the request's ask.
+     */
+    @Test
+    void aPromotionHereWhileARequestHereTakesTheSessionOverLeavesItServedByThatRequest() {
+        SessionReplicator a = node("a");
+        SessionReplicator b = node("b");
+        SessionReplicator c = node("c");
+        aliceReplicatedBy(a);
+        SessionReplicator holder = b.hasBackup("s1") ? b : c;
+        java.util.concurrent.CountDownLatch requestAsks = new java.util.concurrent.CountDownLatch(1);
+        transports.get(holder.nodeName()).dropWhen((target, bytes) -> {
+            if (!isFetchOf("s1", bytes)) {
+                return false;
+            }
+            if (Thread.currentThread().getName().startsWith("sessionrep-rebalance-")) {
+                awaitQuietly(requestAsks); // the promotion waits until the request has looked at what is held here
+            } else {
+                requestAsks.countDown(); // and lands while the request asks the cluster
+                await().atMost(Duration.ofSeconds(10)).until(() -> holder.isPrimary("s1"));
+            }
+            return false;
+        });
+        stopNode(a);
+
+        RestoredSession restored = holder.acquire("s1").orElseThrow(() -> new AssertionError("no session s1"));
+        try {
+            assertEquals("alice", restored.attributes().get("user"));
+            assertEquals(0, requestAsks.getCount(), "the request asked the cluster");
+            assertEquals(1, counter(ReplicationMetrics.PROMOTIONS, holder.nodeName()), "the promotion landed meanwhile");
+            assertFalse(holder.hasMovedAway("s1"), "the request's node serves the session; its live copy is current");
+        } finally {
+            holder.exit("s1");
+        }
+        transports.get(holder.nodeName()).dropWhen((target, bytes) -> false);
+        TestSession next = new TestSession("s1", clock.millis()).set("user", "bob");
+        holder.requestEnd(next, next.tracker);
+        settle(holder);
+        SessionReplicator other = holder == b ? c : b;
+        assertTrue(other.hasBackup("s1"));
+        assertEquals(holder.primaryVersion("s1"), other.backupVersion("s1"), "the next write reached the new backup");
+    }
+
+    private static boolean isFetchOf(String sessionId, byte[] bytes) {
+        try {
+            return io.sessionrep.core.wire.WireCodec.decode(bytes) instanceof io.sessionrep.core.wire.Message.Fetch f
+                    && f.sessionId().equals(sessionId);
+        } catch (io.sessionrep.core.wire.MalformedMessageException e) {
+            return false;
+        }
+    }
+
+    private static void awaitQuietly(java.util.concurrent.CountDownLatch latch) {
+        try {
+            latch.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void sessionMovingBackAndForthKeepsTheNewestState() {
         SessionReplicator a = node("a");
