@@ -59,6 +59,11 @@ final class TakeOver {
      * Null (not empty) when a live node serves the session: it must be acquired from that node.
      */
     Optional<RestoredSession> takeOver(String sessionId, boolean enter) {
+        return takeOver(sessionId, enter, true);
+    }
+
+    /** {@code mayResume}: an entry that appears here while the cluster is asked is resumed (once). */
+    private Optional<RestoredSession> takeOver(String sessionId, boolean enter, boolean mayResume) {
         if (node.closed() || node.tombstones.contains(sessionId)) {
             return Optional.empty();
         }
@@ -96,10 +101,10 @@ final class TakeOver {
             return null; // a live node owns it: it must be handed over, not taken
         }
         SessionUpdate source = found.newest();
-        if (owned == null && node.primary(sessionId) != null) {
+        if (owned == null && mayResume && node.primary(sessionId) != null) {
             // this node became its owner while the cluster was asked (a promotion or a late grant): resume
             // that entry, compared with the cluster again, rather than report the session missing
-            return takeOver(sessionId, enter);
+            return takeOver(sessionId, enter, false);
         }
         if (source == null || node.tombstones.contains(sessionId)) {
             node.metrics.takeoverMisses.increment();
