@@ -131,14 +131,12 @@ final class TakeOver {
             boolean fromLocalBackup = source == local;
             entry = becomePrimary(source, true, enter);
             (fromLocalBackup ? node.metrics.takeoversLocal : node.metrics.takeoversCluster).increment();
-            SessionUpdate other;
+            SessionUpdate entryCopy;
             synchronized (entry) {
-                // not ours if another thread here made it from another copy a moment before (the Rebalancer)
-                other = entry.copy.version() == source.toVersion() + 1 ? null : entry.fullCopy(node.attributes, true);
+                // what the entry holds: source, unless another thread here made it a moment before (the Rebalancer)
+                entryCopy = entry.fullCopy(node.attributes, true);
             }
-            if (other != null) {
-                return Optional.of(restore(sessionId, other, entry));
-            }
+            return Optional.of(restore(sessionId, entryCopy != null ? entryCopy : source, entry));
         }
         return Optional.of(restore(sessionId, source, entry));
     }

@@ -2,12 +2,15 @@ package io.sessionrep.core;
 
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.wire.Message;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -120,9 +123,9 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         SessionReplicator c = node("c");
         aliceReplicatedBy(a);
         SessionReplicator holder = b.hasBackup("s1") ? b : c;
-        java.util.concurrent.CountDownLatch requestAsks = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch requestAsks = new CountDownLatch(1);
         transports.get(holder.nodeName()).dropWhen((target, bytes) -> {
-            if (!isFetchOf("s1", bytes)) {
+            if (!(decoded(bytes) instanceof Message.Fetch fetch && fetch.sessionId().equals("s1"))) {
                 return false;
             }
             if (Thread.currentThread().getName().startsWith("sessionrep-rebalance-")) {
@@ -154,18 +157,9 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         assertEquals(holder.primaryVersion("s1"), other.backupVersion("s1"), "the next write reached the new backup");
     }
 
-    private static boolean isFetchOf(String sessionId, byte[] bytes) {
+    private static void awaitQuietly(CountDownLatch latch) {
         try {
-            return io.sessionrep.core.wire.WireCodec.decode(bytes) instanceof io.sessionrep.core.wire.Message.Fetch f
-                    && f.sessionId().equals(sessionId);
-        } catch (io.sessionrep.core.wire.MalformedMessageException e) {
-            return false;
-        }
-    }
-
-    private static void awaitQuietly(java.util.concurrent.CountDownLatch latch) {
-        try {
-            latch.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            latch.await(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -4,9 +4,7 @@ import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.config.ReplicationTrigger;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.TestSession;
-import io.sessionrep.core.wire.MalformedMessageException;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -104,14 +102,6 @@ public abstract class ReplicationBasicsContract extends SessionReplicatorContrac
         RestoredSession restored = c.takeOver("s1").orElseThrow();
         assertArrayEquals(changed, (byte[]) restored.attributes().get("cart"), "the second backup has the change");
         assertEquals("alice", restored.attributes().get("name"));
-    }
-
-    private static Message decoded(byte[] bytes) {
-        try {
-            return WireCodec.decode(bytes);
-        } catch (MalformedMessageException e) {
-            return null;
-        }
     }
 
     @Test

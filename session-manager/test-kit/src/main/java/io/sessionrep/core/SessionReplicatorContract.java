@@ -10,6 +10,7 @@ import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.testing.MutableClock;
 import io.sessionrep.core.testing.RecordingEvents;
 import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.wire.MalformedMessageException;
 import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.WireCodec;
 import org.junit.jupiter.api.AfterEach;
@@ -114,6 +115,15 @@ public abstract class SessionReplicatorContract {
                     t.delegate().request(m, WireCodec.encode(new Message.Fetch("barrier")), Duration.ofSeconds(10)).join();
                 }
             }
+        }
+    }
+
+    /** The message in {@code bytes} (for a transport hook), or null if they are not one. */
+    protected static Message decoded(byte[] bytes) {
+        try {
+            return WireCodec.decode(bytes);
+        } catch (MalformedMessageException e) {
+            return null;
         }
     }
 
