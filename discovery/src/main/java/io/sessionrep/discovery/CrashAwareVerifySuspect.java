@@ -53,7 +53,11 @@ public final class CrashAwareVerifySuspect extends VERIFY_SUSPECT2 {
         for (Address member : members) {
             Object physical = down_prot.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
             if (physical instanceof IpAddress ip) {
-                getTransport().getTimer().execute(() -> probe(member, ip));
+                try {
+                    getTransport().getTimer().execute(() -> probe(member, ip));
+                } catch (RuntimeException e) { // a full or stopping pool: the timeout still verifies it
+                    log.debug("%s: could not probe suspect %s: %s", local_addr, member, e);
+                }
             }
         }
     }
@@ -71,7 +75,8 @@ public final class CrashAwareVerifySuspect extends VERIFY_SUSPECT2 {
         } catch (ConnectException e) {
             if (refused(e) && removeSuspect(member)) { // false: it answered, or a view removed it meanwhile
                 confirmedByRefusal.increment();
-                log.debug("%s: suspect %s refuses connections at %s: its process is gone", local_addr, member, port);
+                log.info("%s: suspect %s refuses connections at %s: its process is gone; removed without waiting %d ms "
+                        + "for an answer", local_addr, member, port, getTimeout());
                 up_prot.up(new Event(Event.SUSPECT, List.of(member)));
             }
         } catch (IOException | RuntimeException e) {

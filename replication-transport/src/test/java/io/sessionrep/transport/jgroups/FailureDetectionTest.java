@@ -47,6 +47,11 @@ class FailureDetectionTest {
         JGroupsTransport a = startWithChild();
         CompletableFuture<byte[]> pending = a.request(B, "never answered".getBytes(StandardCharsets.UTF_8),
                 Duration.ofSeconds(60));
+        // b settled: a's FD_SOCK2 watches it, and nothing is suspected (a member whose FD_SOCK2 was not listening
+        // yet can be suspected right after it joined; killed during that check it is verified by the timeout)
+        org.jgroups.protocols.FD_SOCK2 watch = a.channel().getProtocolStack().findProtocol(org.jgroups.protocols.FD_SOCK2.class);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> "CONNECTED".equals(watch.getClientState()) && "[]".equals(verifier(a).getSuspects()));
         long killed = System.nanoTime();
         child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no goodbye, sockets closed by the kernel
 

@@ -57,6 +57,13 @@ class FalseSuspicionTest {
         }
     }
 
+    private static boolean settled(JGroupsTransport node) {
+        org.jgroups.stack.ProtocolStack stack = node.channel().getProtocolStack();
+        org.jgroups.protocols.FD_SOCK2 watch = stack.findProtocol(org.jgroups.protocols.FD_SOCK2.class);
+        CrashAwareVerifySuspect verifier = stack.findProtocol(CrashAwareVerifySuspect.class);
+        return "CONNECTED".equals(watch.getClientState()) && "[]".equals(verifier.getSuspects());
+    }
+
     private static void suspectALiveMember(TestNodes nodes, IntFunction<ReplicationConfig> config) throws Exception {
         List<LogRecord> acceptFailures = new CopyOnWriteArrayList<>();
         Handler recorder = new Handler() {
@@ -85,6 +92,10 @@ class FalseSuspicionTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> a.members().size() == 2 && b.members().size() == 2);
             Address aAddress = a.channel().getAddress();
             CrashAwareVerifySuspect verifier = b.channel().getProtocolStack().findProtocol(CrashAwareVerifySuspect.class);
+            // settled: each watches the other, nothing suspected (right after a join, a member whose FD_SOCK2 was not
+            // listening yet can be suspected and probed once), and no probe of that time counted below
+            await().atMost(Duration.ofSeconds(30)).until(() -> settled(a) && settled(b));
+            acceptFailures.clear();
 
             verifier.up(new Event(Event.SUSPECT, List.of(aAddress))); // as FD_SOCK2 or FD_ALL3 would raise it
 
