@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.LongAdder;
  * behind a partition or on a machine that is gone does not answer at all. Only a refusal confirms; an
  * accepted connection, a time-out or any other failure leaves the suspect to the usual verification (no
  * answer to "are you dead?" within the timeout). Without this a killed member stayed in the view for
- * 1.3 to 1.9 s (the verification's 1 s, checked once a second), and requests for its sessions waited that
+ * 1.1 to 2.0 s (the verification's 1 s, checked once a second), and requests for its sessions waited that
  * long for the view that lets a backup take them over.
  *
  * <p>For TCP transports only: over UDP there is no listening TCP port, and every probe would be refused.

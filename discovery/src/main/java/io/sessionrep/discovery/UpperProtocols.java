@@ -56,7 +56,7 @@ import java.util.List;
  * </pre>
  * Detection, measured on 127.0.0.1 (2 cores): a member that closes its channel leaves the others' view
  * at once (about 0.1 s: it says goodbye); a killed process (kill -9) over TCP at once too (FD_SOCK2 sees the
- * connection close, its port refuses a connection; over UDP, and before that probe, 1.3 to 1.9 s: VERIFY_SUSPECT2
+ * connection close, its port refuses a connection; over UDP, and before that probe, 1.1 to 2.0 s: VERIFY_SUSPECT2
  * waits 1 s and checks once a second); a hung process (kill -STOP, sockets stay open) after
  * about 11 s (FD_ALL3's 8 s timeout, up to one 2 s check interval, 1 s verification).
  */
