@@ -61,6 +61,14 @@ final class AcknowledgedSend {
         });
     }
 
+    /**
+     * Sends an update that the backup acknowledges, and nothing more: a backup that needs a full copy is
+     * left as it is (a former backup, about to be released, must not get a copy back).
+     */
+    CompletableFuture<Message.AckStatus> sendWithoutResync(Member target, Encoded update) {
+        return request(target, update);
+    }
+
     private CompletableFuture<Message.AckStatus> request(Member target, Encoded encoded) {
         SessionUpdate update = encoded.update();
         byte[] bytes = encoded.bytes();

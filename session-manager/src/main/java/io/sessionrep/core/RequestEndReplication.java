@@ -143,12 +143,49 @@ final class RequestEndReplication {
                 node.sender.enqueue(target, update);
             }
         }
+        if (delta != null && (newBackup || entry.syncedBackups.size() != targets.size()
+                || !entry.formerBackups.isEmpty())) {
+            updateFormerBackups(entry, targets, delta, encodedDelta, acks);
+        }
         if (newBackup || entry.syncedBackups.size() != targets.size()) {
             if (node.retarget(entry, targets)) { // the placement of this session changed (rare): not per request
                 rebalanceSoon.run(); // former backups are released once the new ones confirmed
             }
         }
         return acks;
+    }
+
+    /**
+     * Make before break: while the placement of a session moves (a backup joined or came back), the backups
+     * it had keep receiving every change until the new ones have confirmed a copy and the old ones are
+     * released. A new backup that does not answer yet (just merged back, still catching up) then costs
+     * nothing: the former one holds the whole chain, and in sync mode its acknowledgement counts. Only
+     * deltas go to them; one that cannot apply it is left as it is, and a released one drops its copy.
+     * Caller holds the entry's monitor; {@code encodedDelta} may be null (async mode, or not encoded yet).
+     */
+    private void updateFormerBackups(PrimaryEntry entry, List<Member> targets, SessionUpdate delta,
+                                     AcknowledgedSend.Encoded encodedDelta, List<CompletableFuture<Message.AckStatus>> acks) {
+        Set<String> chosen = new HashSet<>();
+        for (Member t : targets) {
+            chosen.add(t.name());
+        }
+        Set<String> holders = new HashSet<>(entry.formerBackups);
+        holders.addAll(entry.syncedBackups); // those not chosen any more become former backups below
+        AcknowledgedSend.Encoded encoded = encodedDelta;
+        for (String name : holders) {
+            Member former = chosen.contains(name) ? null : node.member(name);
+            if (former == null) {
+                continue; // chosen again, or left the view
+            }
+            if (node.config.replicationMode() == ReplicationMode.SYNC) {
+                if (encoded == null) {
+                    encoded = AcknowledgedSend.encode(delta);
+                }
+                acks.add(acknowledged.sendWithoutResync(former, encoded));
+            } else {
+                node.sender.enqueue(former, delta);
+            }
+        }
     }
 
     /** The delta from the entry's version, or null when the request changed nothing replicable. */
