@@ -46,16 +46,16 @@ final class Acquisition {
     /** Owner hints followed in a row before asking every member. */
     private static final int MAX_HINT_HOPS = 4;
     private static final long MAX_BACKOFF_MILLIS = 40;
-    private static final int MAX_LOGGED_TIMEOUTS = 10_000;
 
     private final NodeState node;
     private final TakeOver failOver;
     private final AtomicLong requestIds = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40));
     private final Map<Long, Round> rounds = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[64];
-    private final Set<String> timeoutsLogged = ConcurrentHashMap.newKeySet();
+    private final OwnershipTimeouts timeouts;
 
-    Acquisition(NodeState node, TakeOver failOver) {
+    Acquisition(NodeState node, TakeOver failOver, OwnershipTimeouts timeouts) {
+        this.timeouts = timeouts;
         this.node = node;
         this.failOver = failOver;
         for (int i = 0; i < stripes.length; i++) {
@@ -259,14 +259,7 @@ final class Acquisition {
     }
 
     private OwnershipTimeoutException timedOut(String id, String why) {
-        node.metrics.ownershipTimeouts.increment();
-        String message = "session " + LogIds.shortForm(id) + " was not handed over to " + node.self.name()
-                + " within ownership-timeout " + node.config.ownershipTimeout().toMillis() + "ms (" + why
-                + "); the request is refused with 503";
-        if (timeoutsLogged.size() < MAX_LOGGED_TIMEOUTS && timeoutsLogged.add(id)) {
-            LOG.log(System.Logger.Level.WARNING, message + " (logged once per session, counted in sessionrep.ownership.timeouts)");
-        }
-        return new OwnershipTimeoutException(message);
+        return timeouts.refuse(id, "was not handed over to " + node.self.name(), why);
     }
 
     private static long remaining(long deadline) {

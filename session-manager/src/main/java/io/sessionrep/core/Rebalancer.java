@@ -147,6 +147,14 @@ final class Rebalancer implements AutoCloseable {
                 // promote the newest copy in the cluster, not blindly ours: another holder may be fresher; and
                 // not at all if a live node already serves it (a request took it over there meanwhile)
                 TakeOver.Found found = takeOver.fetch(id, node.backups.fullCopy(id));
+                if (!found.complete()) {
+                    // a member did not say which copy it holds: it may hold a newer one. Not promoted now;
+                    // the next pass (or a request, which waits for every member) takes it. The others would
+                    // wait for the same member: this pass promotes no more.
+                    LOG.log(System.Logger.Level.DEBUG, () -> "promotion of session " + LogIds.shortForm(id)
+                            + " deferred: " + found.silent() + " did not answer");
+                    break;
+                }
                 SessionUpdate copy = found.newest();
                 if (copy != null && !found.servedElsewhere() && !node.tombstones.contains(id)
                         && node.primary(id) == null) {

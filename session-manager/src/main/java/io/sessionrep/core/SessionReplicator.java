@@ -63,9 +63,10 @@ public final class SessionReplicator implements AutoCloseable {
         this.touches = new Touches(node);
         BackupRefusals refusals = new BackupRefusals(node);
         AcknowledgedSend acknowledged = new AcknowledgedSend(node, refusals);
-        this.takeOver = new TakeOver(node);
+        OwnershipTimeouts ownershipTimeouts = new OwnershipTimeouts(node);
+        this.takeOver = new TakeOver(node, ownershipTimeouts);
         this.handOver = new HandOver(node);
-        this.acquisition = new Acquisition(node, takeOver);
+        this.acquisition = new Acquisition(node, takeOver, ownershipTimeouts);
         this.rebalancer = new Rebalancer(node, takeOver, acknowledged);
         this.replication = new RequestEndReplication(node, touches, acknowledged, rebalancer::requestPass);
         this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition, refusals);

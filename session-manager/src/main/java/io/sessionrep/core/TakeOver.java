@@ -11,9 +11,11 @@ import io.sessionrep.core.wire.WireCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -31,11 +33,13 @@ final class TakeOver {
     static final java.time.Duration MISS_TTL = java.time.Duration.ofSeconds(5);
 
     private final NodeState node;
+    private final OwnershipTimeouts timeouts;
     /** Ids recently asked for that no node knew (stale cookies): answered locally for a short while. */
     private final io.sessionrep.core.store.Tombstones recentMisses;
 
-    TakeOver(NodeState node) {
+    TakeOver(NodeState node, OwnershipTimeouts timeouts) {
         this.node = node;
+        this.timeouts = timeouts;
         this.recentMisses = new io.sessionrep.core.store.Tombstones(node.clock, MISS_TTL);
     }
 
@@ -93,7 +97,12 @@ final class TakeOver {
         }
         // Always compare with the cluster: a local backup may be older than a copy elsewhere (a node that
         // was hung or restarted), and the old primary may still be alive with the newest state.
-        Found found = fetch(sessionId, local);
+        Found found = fetch(sessionId, local, System.nanoTime() + node.config.ownershipTimeout().toNanos());
+        if (!found.complete()) {
+            // a member of the view may hold a newer copy than any answer: serving without it could lose updates
+            throw timeouts.refuse(sessionId, "could not be taken over by " + node.self.name(),
+                    "member(s) " + found.silent() + " did not say which copy they hold");
+        }
         if (found.servedElsewhere()) {
             if (owned != null) {
                 node.dropPrimary(sessionId); // our promoted copy yields to the node serving it
@@ -212,51 +221,103 @@ final class TakeOver {
         return fetch(sessionId, local).newest();
     }
 
-    /** The newest copy in the cluster (or {@code local}), and whether a live node is serving it as primary. */
-    record Found(SessionUpdate newest, boolean servedElsewhere) {
+    /**
+     * The newest copy in the cluster (or {@code local}), whether a live node serves it as primary, and the
+     * members of the view that did not answer (empty: the answer is complete).
+     */
+    record Found(SessionUpdate newest, boolean servedElsewhere, Set<String> silent) {
+        boolean complete() {
+            return silent.isEmpty();
+        }
     }
 
+    /** One round of asking: for the rebalancer, which leaves a session with a silent member to a later pass. */
     Found fetch(String sessionId, SessionUpdate local) {
-        List<Member> others = new ArrayList<>();
+        return fetch(sessionId, local, System.nanoTime() + fetchTimeout().toNanos());
+    }
+
+    /**
+     * Asks every other member for its copy, and asks again those that did not answer, until every member
+     * of the view has answered or {@code deadline} ({@link System#nanoTime}) has passed. A member that leaves
+     * the view meanwhile is not waited for. A malformed answer counts as answered (and is counted): a
+     * member cannot hold take-overs back by garbling its replies.
+     */
+    Found fetch(String sessionId, SessionUpdate local, long deadline) {
+        Set<String> pending = new LinkedHashSet<>();
         for (Member m : node.members()) {
             if (!m.name().equals(node.self.name())) {
-                others.add(m);
+                pending.add(m.name());
             }
         }
-        if (others.isEmpty()) {
-            return new Found(local, false);
-        }
-        Duration timeout = fetchTimeout();
         byte[] fetch = WireCodec.encode(new Message.Fetch(sessionId));
-        List<CompletableFuture<byte[]>> replies = new ArrayList<>();
-        for (Member m : others) {
-            replies.add(node.transport.request(m, fetch, timeout));
-        }
-        try {
-            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-                    .get(timeout.toMillis() + 200, TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            // some members did not answer in time: use what the others said
-        }
         SessionUpdate newest = local;
         boolean served = false;
-        for (CompletableFuture<byte[]> reply : replies) {
-            if (!reply.isDone() || reply.isCompletedExceptionally()) {
-                continue;
+        while (!pending.isEmpty()) {
+            List<Member> asked = new ArrayList<>();
+            for (Member m : node.members()) {
+                if (pending.contains(m.name())) {
+                    asked.add(m);
+                }
+            }
+            pending.clear(); // members that left the view are not waited for
+            for (Member m : asked) {
+                pending.add(m.name());
+            }
+            if (asked.isEmpty()) {
+                break;
+            }
+            long roundStarted = System.nanoTime();
+            long left = Math.max(deadline - roundStarted, TimeUnit.MILLISECONDS.toNanos(100));
+            Duration timeout = Duration.ofNanos(Math.min(fetchTimeout().toNanos(), left));
+            List<CompletableFuture<byte[]>> replies = new ArrayList<>();
+            for (Member m : asked) {
+                replies.add(node.transport.request(m, fetch, timeout));
             }
             try {
-                if (WireCodec.decode(reply.join()) instanceof Message.FetchReply r && r.copy() != null
-                        && r.copy().sessionId().equals(sessionId)) {
-                    served |= r.primary();
-                    if (newest == null || r.copy().toVersion() > newest.toVersion()) {
-                        newest = r.copy();
-                    }
+                CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                        .get(timeout.toMillis() + 200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // some members did not answer in time: asked again below, until the deadline
+            }
+            for (int i = 0; i < asked.size(); i++) {
+                CompletableFuture<byte[]> reply = replies.get(i);
+                if (!reply.isDone() || reply.isCompletedExceptionally()) {
+                    continue;
                 }
-            } catch (MalformedMessageException e) {
-                node.metrics.rejectedMalformed.increment();
+                pending.remove(asked.get(i).name());
+                try {
+                    if (WireCodec.decode(reply.join()) instanceof Message.FetchReply r && r.copy() != null
+                            && r.copy().sessionId().equals(sessionId)) {
+                        served |= r.primary();
+                        if (newest == null || r.copy().toVersion() > newest.toVersion()) {
+                            newest = r.copy();
+                        }
+                    }
+                } catch (MalformedMessageException e) {
+                    node.metrics.rejectedMalformed.increment();
+                }
+            }
+            if (pending.isEmpty() || System.nanoTime() >= deadline || node.closed()
+                    || Thread.currentThread().isInterrupted()) {
+                break;
+            }
+            pauseBeforeAskingAgain(roundStarted);
+        }
+        return new Found(newest, served, Set.copyOf(pending));
+    }
+
+    /** A round that failed at once (a member being removed) is not repeated in a busy loop. */
+    private static void pauseBeforeAskingAgain(long roundStarted) {
+        long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - roundStarted);
+        if (spent < 50) {
+            try {
+                Thread.sleep(50 - spent);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
-        return new Found(newest, served);
     }
 
     private Duration fetchTimeout() {

@@ -333,6 +333,48 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         assertEquals(0, timeouts, "the former backup acknowledged every update");
     }
 
+    /**
+     * A take-over serves the newest copy only if every member of the view said which copy it holds. Here
+     * the only copy of the session is on b, and b does not answer c's questions (busy, or just merged back):
+     * c must not serve the session as unknown (or an older copy of its own) but refuse the request with 503
+     * within ownership-timeout; once b answers, the next request gets the newest state. b, which cannot hear
+     * from c either, does not promote meanwhile.
+     */
+    @Test
+    void aTakeOverWithoutEveryMembersAnswerIsRefusedNotServedStale() {
+        UnaryOperator<ReplicationConfig.Builder> options = o -> o.ownershipTimeout(Duration.ofSeconds(2));
+        SessionReplicator a = node("a", options);
+        SessionReplicator b = node("b", options);
+        SessionReplicator c = node("c", options);
+        String id = null;
+        TestSession s = null;
+        for (int i = 0; id == null; i++) {
+            TestSession candidate = newSession("t" + i).set("n", 1);
+            a.requestEnd(candidate, candidate.tracker);
+            settle(a);
+            if (b.hasBackup(candidate.id())) {
+                id = candidate.id();
+                s = candidate;
+            }
+        }
+        s.set("n", 2);
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        transports.get("c").dropWhen((target, bytes) -> target.name().equals("b") && decoded(bytes) instanceof Message.Fetch);
+        transports.get("b").dropWhen((target, bytes) -> target.name().equals("c") && decoded(bytes) instanceof Message.Fetch);
+        stopNode(a);
+
+        String session = id;
+        org.junit.jupiter.api.Assertions.assertThrows(OwnershipTimeoutException.class, () -> c.takeOver(session));
+        assertFalse(b.isPrimary(id), "b promoted without c's answer");
+        assertFalse(c.isPrimary(id));
+
+        transports.get("c").dropWhen((target, bytes) -> false);
+        transports.get("b").dropWhen((target, bytes) -> false);
+        RestoredSession restored = c.takeOver(id).orElseThrow();
+        assertEquals(2, restored.attributes().get("n"));
+    }
+
     @Test
     void primaryKilledRepeatedlyWithTheLoadMovingToTheNodeRestartedLastLosesNothing() {
         SessionReplicator a = node("a");
