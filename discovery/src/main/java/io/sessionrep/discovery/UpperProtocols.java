@@ -24,7 +24,8 @@ import java.util.List;
  *                 next member in the view; a process that dies (even kill -9) closes it and is
  *                 suspected at once; frames capped at 64 KiB ({@link BoundedFdSock2})
  * FD_ALL3         interval 2s, timeout 8s: heartbeats catch a member that hangs with its sockets open
- * VERIFY_SUSPECT2 timeout 1s: a suspect is removed only if it does not answer within 1s
+ * VERIFY_SUSPECT2 timeout 1s: a suspect is removed only if it does not answer within 1s; over TCP at once
+ *                 if its transport port refuses a connection (its process is gone: {@link CrashAwareVerifySuspect})
  * NAKACK2         reliable, ordered broadcasts (view installation, group messages); no multicast
  *                 retransmission over TCP
  * UNICAST3        reliable, FIFO point-to-point messages (all replication traffic); xmit_interval 20ms:
@@ -54,8 +55,9 @@ import java.util.List;
  *                 the flow-control credits
  * </pre>
  * Detection, measured on 127.0.0.1 (2 cores): a member that closes its channel leaves the others' view
- * at once (about 0.1 s: it says goodbye); a killed process (kill -9) after about 1.4 s (FD_SOCK2 sees the
- * connection close, VERIFY_SUSPECT2 waits 1 s); a hung process (kill -STOP, sockets stay open) after
+ * at once (about 0.1 s: it says goodbye); a killed process (kill -9) over TCP at once too (FD_SOCK2 sees the
+ * connection close, its port refuses a connection; over UDP, and before that probe, 1.1 to 2.0 s: VERIFY_SUSPECT2
+ * waits 1 s and checks once a second); a hung process (kill -STOP, sockets stay open) after
  * about 11 s (FD_ALL3's 8 s timeout, up to one 2 s check interval, 1 s verification).
  */
 final class UpperProtocols {
@@ -91,7 +93,7 @@ final class UpperProtocols {
                 new MERGE3().setMinInterval(MERGE_MIN_INTERVAL_MS).setMaxInterval(MERGE_MAX_INTERVAL_MS),
                 new BoundedFdSock2().setBindAddress(bindAddress).setOffset(FD_SOCK_PORT_OFFSET),
                 new FD_ALL3().setInterval(HEARTBEAT_INTERVAL_MS).setTimeout(HEARTBEAT_TIMEOUT_MS),
-                new VERIFY_SUSPECT2().setTimeout(VERIFY_SUSPECT_TIMEOUT_MS),
+                (multicasting ? new VERIFY_SUSPECT2() : new CrashAwareVerifySuspect()).setTimeout(VERIFY_SUSPECT_TIMEOUT_MS),
                 new NAKACK2().useMcastXmit(multicasting),
                 new UNICAST3().setXmitInterval(UNICAST_XMIT_INTERVAL_MS),
                 new STABLE().setDesiredAverageGossip(STABLE_GOSSIP_MS).setMaxBytes(STABLE_MAX_BYTES),

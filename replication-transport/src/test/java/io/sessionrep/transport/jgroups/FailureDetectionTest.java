@@ -2,6 +2,7 @@ package io.sessionrep.transport.jgroups;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.TransportException;
+import io.sessionrep.discovery.CrashAwareVerifySuspect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,6 +47,11 @@ class FailureDetectionTest {
         JGroupsTransport a = startWithChild();
         CompletableFuture<byte[]> pending = a.request(B, "never answered".getBytes(StandardCharsets.UTF_8),
                 Duration.ofSeconds(60));
+        // b settled: a's FD_SOCK2 watches it, and nothing is suspected (a member whose FD_SOCK2 was not listening
+        // yet can be suspected right after it joined; killed during that check it is verified by the timeout)
+        org.jgroups.protocols.FD_SOCK2 watch = a.channel().getProtocolStack().findProtocol(org.jgroups.protocols.FD_SOCK2.class);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> "CONNECTED".equals(watch.getClientState()) && "[]".equals(verifier(a).getSuspects()));
         long killed = System.nanoTime();
         child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no goodbye, sockets closed by the kernel
 
@@ -52,6 +60,8 @@ class FailureDetectionTest {
         ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(1, TimeUnit.SECONDS));
         assertInstanceOf(TransportException.class, e.getCause());
         assertTrue(millis < 5_000, "detection took " + millis + " ms");
+        // not after the verification's timeout: its port refused a connection, which proves the process gone
+        assertEquals(1, verifier(a).confirmedByRefusal(), "the killed member was confirmed by its refused port");
     }
 
     @Test
@@ -64,6 +74,14 @@ class FailureDetectionTest {
         long millis = awaitAlone(a, stopped, Duration.ofSeconds(30));
         System.out.println("hung member left the view after " + millis + " ms");
         assertTrue(millis < 20_000, "detection took " + millis + " ms; expected about 8 s FD_ALL3 timeout + up to 2 s check + 1 s verify");
+        // a hung process's kernel still accepts connections: no proof that it is gone, so it was verified as usual
+        assertEquals(0, verifier(a).confirmedByRefusal(), "a hung member must not be confirmed by a probe");
+    }
+
+    private static CrashAwareVerifySuspect verifier(JGroupsTransport transport) {
+        CrashAwareVerifySuspect verifier = transport.channel().getProtocolStack().findProtocol(CrashAwareVerifySuspect.class);
+        assertNotNull(verifier, "the TCP stack verifies suspects with CrashAwareVerifySuspect");
+        return verifier;
     }
 
     /**
