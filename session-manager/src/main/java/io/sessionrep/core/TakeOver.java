@@ -98,16 +98,16 @@ final class TakeOver {
         // Always compare with the cluster: a local backup may be older than a copy elsewhere (a node that
         // was hung or restarted), and the old primary may still be alive with the newest state.
         Found found = fetch(sessionId, local, System.nanoTime() + node.config.ownershipTimeout().toNanos());
-        if (!found.complete()) {
-            // a member of the view may hold a newer copy than any answer: serving without it could lose updates
-            throw timeouts.refuse(sessionId, "could not be taken over by " + node.self.name(),
-                    "member(s) " + found.silent() + " did not say which copy they hold");
-        }
         if (found.servedElsewhere()) {
             if (owned != null) {
                 node.dropPrimary(sessionId); // our promoted copy yields to the node serving it
             }
-            return null; // a live node owns it: it must be handed over, not taken
+            return null; // a live node owns it: it must be handed over, not taken (its state is the newest)
+        }
+        if (!found.complete()) {
+            // a member of the view may hold a newer copy than any answer: serving without it could lose updates
+            throw timeouts.refuse(sessionId, "could not be taken over by " + node.self.name(),
+                    "member(s) " + found.silent() + " did not say which copy they hold");
         }
         SessionUpdate source = found.newest();
         if (owned == null && mayResume && node.primary(sessionId) != null) {
