@@ -6,6 +6,8 @@ import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.TestSession;
 import io.sessionrep.core.wire.Message;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +20,7 @@ import java.util.function.UnaryOperator;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -195,26 +198,15 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         SessionReplicator a = node("a");
         SessionReplicator b = node("b");
         SessionReplicator c = node("c");
-        List<TestSession> sessions = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            TestSession s = newSession("s" + i).set("n", 0);
-            a.requestEnd(s, s.tracker);
-            sessions.add(s);
-        }
+        List<TestSession> sessions = twentySessionsOn(a, "s");
         settle(a);
         stopNode(b);
         for (int round = 1; round <= 5; round++) {
-            for (TestSession s : sessions) {
-                s.set("n", round);
-                a.requestEnd(s, s.tracker);
-            }
+            writeEach(a, sessions, round);
         }
         SessionReplicator b2 = node("b"); // the same node, restarted: it becomes a backup again
         for (int round = 6; round <= 30; round++) {
-            for (TestSession s : sessions) {
-                s.set("n", round);
-                a.requestEnd(s, s.tracker);
-            }
+            writeEach(a, sessions, round);
         }
         settle(a);
         await().atMost(Duration.ofSeconds(20)).until(() -> a.sessionsBelowQuota() == 0);
@@ -235,38 +227,26 @@ public abstract class FailOverContract extends SessionReplicatorContract {
      * go on receiving every update, and in sync mode its acknowledgement counts: nothing acknowledged is
      * lost and no request waits for the silent one.
      */
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(ReplicationMode.class)
+    @ParameterizedTest
+    @EnumSource(ReplicationMode.class)
     void theFormerBackupKeepsGettingUpdatesUntilASilentNewBackupConfirms(ReplicationMode mode) {
-        UnaryOperator<ReplicationConfig.Builder> sync = o -> o.replicationMode(mode)
+        UnaryOperator<ReplicationConfig.Builder> options = o -> o.replicationMode(mode)
                 .syncTimeout(Duration.ofMillis(300));
-        SessionReplicator a = node("a", sync);
-        node("b", sync);
-        SessionReplicator c = node("c", sync);
-        List<TestSession> sessions = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            TestSession s = newSession("q" + i).set("n", 0);
-            a.requestEnd(s, s.tracker);
-            sessions.add(s);
-        }
+        SessionReplicator a = node("a", options);
+        node("b", options);
+        SessionReplicator c = node("c", options);
+        List<TestSession> sessions = twentySessionsOn(a, "q");
         settle(a);
         stopNode(running("b"));
-        for (TestSession s : sessions) {
-            s.set("n", 1);
-            a.requestEnd(s, s.tracker);
-        }
+        writeEach(a, sessions, 1);
         await().atMost(Duration.ofSeconds(20)).until(() -> a.sessionsBelowQuota() == 0);
         settle(a);
         // b comes back, but nothing a sends it arrives (as after the merge in the chaos run)
         transports.get("a").dropWhen((target, bytes) -> target.name().equals("b"));
-        SessionReplicator b = node("b", sync);
+        SessionReplicator b = node("b", options);
         double timeoutsBefore = counter(ReplicationMetrics.SYNC_TIMEOUTS, "a");
-        for (int round = 2; round <= 3; round++) {
-            for (TestSession s : sessions) {
-                s.set("n", round);
-                a.requestEnd(s, s.tracker);
-            }
-        }
+        writeEach(a, sessions, 2);
+        writeEach(a, sessions, 3);
         double timeouts = counter(ReplicationMetrics.SYNC_TIMEOUTS, "a") - timeoutsBefore;
         settle(a); // async: what a queued reached the others before it stops
         stopNode(a);
@@ -280,7 +260,7 @@ public abstract class FailOverContract extends SessionReplicatorContract {
             }
         }
         assertTrue(wrong.isEmpty(), wrong.size() + " sessions lost updates: " + wrong);
-        assertEquals(0, timeouts, "the former backup acknowledged every update");
+        assertEquals(0, timeouts, "sync: the former backup acknowledged every update");
     }
 
     /**
@@ -315,7 +295,7 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         stopNode(a);
 
         String session = id;
-        org.junit.jupiter.api.Assertions.assertThrows(OwnershipTimeoutException.class, () -> c.takeOver(session));
+        assertThrows(OwnershipTimeoutException.class, () -> c.takeOver(session));
         assertFalse(b.isPrimary(id), "b promoted without c's answer");
         assertFalse(c.isPrimary(id));
 
@@ -330,22 +310,13 @@ public abstract class FailOverContract extends SessionReplicatorContract {
         SessionReplicator a = node("a");
         node("b");
         node("c");
-        List<TestSession> sessions = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            TestSession s = newSession("s" + i).set("n", 0);
-            a.requestEnd(s, s.tracker);
-            sessions.add(s);
-        }
+        List<TestSession> sessions = twentySessionsOn(a, "s");
         int n = 0;
         SessionReplicator primary = a;
         String[] order = {"b", "a", "b", "a"};
         for (String next : order) {
             for (int round = 0; round < 10; round++) {
-                n++;
-                for (TestSession s : sessions) {
-                    s.set("n", n);
-                    primary.requestEnd(s, s.tracker);
-                }
+                writeEach(primary, sessions, ++n);
             }
             settle(primary);
             SessionReplicator dying = primary;
@@ -359,6 +330,25 @@ public abstract class FailOverContract extends SessionReplicatorContract {
             }
             primary = taker;
             node(dyingName); // restarted: it comes back empty and becomes a backup again
+        }
+    }
+
+    /** Twenty sessions ("n" = 0) whose first request ended on {@code primary}, ids {@code prefix}0 to 19. */
+    private List<TestSession> twentySessionsOn(SessionReplicator primary, String prefix) {
+        List<TestSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TestSession s = newSession(prefix + i).set("n", 0);
+            primary.requestEnd(s, s.tracker);
+            sessions.add(s);
+        }
+        return sessions;
+    }
+
+    /** One request per session on {@code primary}, each setting "n" to {@code n}. */
+    private static void writeEach(SessionReplicator primary, List<TestSession> sessions, int n) {
+        for (TestSession s : sessions) {
+            s.set("n", n);
+            primary.requestEnd(s, s.tracker);
         }
     }
 }
