@@ -55,9 +55,9 @@ final class Acquisition {
     private final OwnershipTimeouts timeouts;
 
     Acquisition(NodeState node, TakeOver failOver, OwnershipTimeouts timeouts) {
-        this.timeouts = timeouts;
         this.node = node;
         this.failOver = failOver;
+        this.timeouts = timeouts;
         for (int i = 0; i < stripes.length; i++) {
             stripes[i] = new ReentrantLock();
         }

@@ -143,11 +143,11 @@ final class RequestEndReplication {
                 node.sender.enqueue(target, update);
             }
         }
-        if (delta != null && (newBackup || entry.syncedBackups.size() != targets.size()
-                || !entry.formerBackups.isEmpty())) {
+        boolean placementMoved = newBackup || entry.syncedBackups.size() != targets.size();
+        if (delta != null && (placementMoved || !entry.formerBackups.isEmpty())) {
             updateFormerBackups(entry, targets, delta, encodedDelta, acks);
         }
-        if (newBackup || entry.syncedBackups.size() != targets.size()) {
+        if (placementMoved) {
             if (node.retarget(entry, targets)) { // the placement of this session changed (rare): not per request
                 rebalanceSoon.run(); // former backups are released once the new ones confirmed
             }

@@ -11,7 +11,7 @@ import io.sessionrep.core.wire.WireCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -243,7 +243,7 @@ final class TakeOver {
      * member cannot hold take-overs back by garbling its replies.
      */
     Found fetch(String sessionId, SessionUpdate local, long deadline) {
-        Set<String> pending = new LinkedHashSet<>();
+        Set<String> pending = new HashSet<>();
         for (Member m : node.members()) {
             if (!m.name().equals(node.self.name())) {
                 pending.add(m.name());
@@ -254,15 +254,14 @@ final class TakeOver {
         boolean served = false;
         while (!pending.isEmpty()) {
             List<Member> asked = new ArrayList<>();
+            Set<String> stillMembers = new HashSet<>();
             for (Member m : node.members()) {
                 if (pending.contains(m.name())) {
                     asked.add(m);
+                    stillMembers.add(m.name());
                 }
             }
-            pending.clear(); // members that left the view are not waited for
-            for (Member m : asked) {
-                pending.add(m.name());
-            }
+            pending.retainAll(stillMembers); // members that left the view are not waited for
             if (asked.isEmpty()) {
                 break;
             }
