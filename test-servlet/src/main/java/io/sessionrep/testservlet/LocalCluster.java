@@ -187,10 +187,28 @@ public final class LocalCluster implements AutoCloseable {
                 return millis;
             }
             if (millis > timeout.toMillis()) {
+                printThreadDumps(expected);
                 throw new IllegalStateException("no single view of " + expected + " within " + timeout
-                        + "; the nodes saw: " + seen);
+                        + "; the nodes saw: " + seen + " (their thread dumps are in their logs)");
             }
             Thread.sleep(50);
+        }
+    }
+
+    /** Each named node that runs prints its threads' stacks into its log (best effort). */
+    private void printThreadDumps(Collection<String> names) throws InterruptedException {
+        for (String name : names) {
+            NodeProcess node;
+            synchronized (this) {
+                node = current.get(name);
+            }
+            if (node != null && node.isAlive()) {
+                try {
+                    node.printThreadDump();
+                } catch (IOException | IllegalStateException e) {
+                    System.err.println("no thread dump of " + name + ": " + e);
+                }
+            }
         }
     }
 

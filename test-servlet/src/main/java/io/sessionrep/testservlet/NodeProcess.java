@@ -161,11 +161,24 @@ public final class NodeProcess {
      * GC pause or a frozen VM, and wakes up again. Sent through {@code /bin/sh}'s built-in {@code kill}.
      */
     public void pause(boolean stop) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -" + (stop ? "STOP" : "CONT") + " " + pid())
+        signal(stop ? "STOP" : "CONT");
+    }
+
+    /**
+     * SIGQUIT: the JVM prints every thread's stack to its standard output, so into this node's log. For a
+     * test that gave up waiting on the node: the log then shows what it was doing. A paused node prints it
+     * when it continues.
+     */
+    public void printThreadDump() throws IOException, InterruptedException {
+        signal("QUIT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -" + name + " " + pid())
                 .redirectErrorStream(true).start();
         String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IllegalStateException("kill -" + (stop ? "STOP " : "CONT ") + pid() + " failed: " + output);
+            throw new IllegalStateException("kill -" + name + " " + pid() + " failed: " + output);
         }
     }
 
