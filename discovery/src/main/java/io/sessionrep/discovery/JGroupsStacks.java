@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@code static}: TCP bound to {@code bind-address}:{@code bind-port} + TCPPING with {@code peers}
  *       as initial hosts and {@code return_entire_cache=true}, so a ring (each node knows only its
- *       predecessor) forms one cluster: a joiner learns every member its peer knows.</li>
+ *       predecessor) forms one cluster: a joiner learns every member its peer knows, and the peer tells
+ *       every member where the joiner listens ({@link IntroducingTcpping}).</li>
  *   <li>{@code multicast}: UDP (IP multicast to {@code multicast-address}:{@code multicast-port},
  *       unicasts bound to {@code bind-address}) + PING.</li>
  *   <li>{@code dynamic}: TCP as for static + a discovery protocol chosen by {@code dynamic-discovery}:
@@ -180,7 +181,7 @@ public final class JGroupsStacks {
 
     private static List<Protocol> staticStack(ReplicationConfig config) {
         InetAddress bindAddress = NetworkOptions.bindAddress(config);
-        TCPPING discovery = new TCPPING()
+        TCPPING discovery = new IntroducingTcpping()
                 .setInitialHosts(NetworkOptions.peers(config))
                 .setPortRange(0)
                 .returnEntireCache(true);
