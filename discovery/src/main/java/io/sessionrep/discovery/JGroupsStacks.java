@@ -4,6 +4,7 @@ import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.ReplicationConfig;
 import org.jgroups.JChannel;
+import org.jgroups.protocols.Discovery;
 import org.jgroups.protocols.FILE_PING;
 import org.jgroups.protocols.MPING;
 import org.jgroups.protocols.PING;
@@ -31,7 +32,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@code static}: TCP bound to {@code bind-address}:{@code bind-port} + TCPPING with {@code peers}
  *       as initial hosts and {@code return_entire_cache=true}, so a ring (each node knows only its
- *       predecessor) forms one cluster: a joiner learns every member its peer knows.</li>
+ *       predecessor) forms one cluster: a joiner learns every member its peer knows, and the peer tells
+ *       every member where the joiner listens ({@link IntroducingTcpping}).</li>
  *   <li>{@code multicast}: UDP (IP multicast to {@code multicast-address}:{@code multicast-port},
  *       unicasts bound to {@code bind-address}) + PING.</li>
  *   <li>{@code dynamic}: TCP as for static + a discovery protocol chosen by {@code dynamic-discovery}:
@@ -48,6 +50,13 @@ import java.util.stream.Collectors;
  *     </ul>
  *     Replication traffic stays on TCP in every sub-mode.</li>
  * </ul>
+ * In every mode a joining node sends its discovery request {@value #DISCOVERY_RUNS} times within GMS's join
+ * timeout (JGroups' {@code num_discovery_runs}; at 0, 0.5 and 1 s of the 1.5 s) instead of once. Discovery
+ * messages are not retransmitted: with a single request, one lost request or answer made the node find no
+ * member, found a cluster of its own and serve requests alone until MERGE3 joined the two, 7 to 20 s later
+ * (seen for nodes restarted after {@code kill -9} in {@code RepeatedKillIT}). One way to lose it, read in
+ * JGroups' TCP server: a peer that already holds a connection to the restarted node's address closes the
+ * newcomer's own connection, with what it carried, when the peer's address is the larger one.
  * {@code jgroups-config} replaces all of this with an expert's XML stack: see {@link #channel}.
  * Above discovery all modes share {@link UpperProtocols} (failure detection, reliability, membership,
  * flow control, fragmentation); its javadoc lists the values chosen.
@@ -71,6 +80,8 @@ public final class JGroupsStacks {
     static final int SOCKET_CONNECT_TIMEOUT_MS = 1_000;
     /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
     static final int FILE_MAX_JOIN_ATTEMPTS = 3;
+    /** How many times a joining node sends its discovery request within the join timeout (see the class comment). */
+    static final int DISCOVERY_RUNS = 3;
     /** The part of {@code max-session-size} that counts towards the frame-length cap: 8 MiB. */
     static final long FRAME_LIMIT_SESSION_PART = 8L * 1024 * 1024;
     /** Headroom of the frame-length cap above the session part: 1 MiB. */
@@ -170,7 +181,7 @@ public final class JGroupsStacks {
 
     private static List<Protocol> staticStack(ReplicationConfig config) {
         InetAddress bindAddress = NetworkOptions.bindAddress(config);
-        TCPPING discovery = new TCPPING()
+        TCPPING discovery = new IntroducingTcpping()
                 .setInitialHosts(NetworkOptions.peers(config))
                 .setPortRange(0)
                 .returnEntireCache(true);
@@ -263,6 +274,9 @@ public final class JGroupsStacks {
 
     private static List<Protocol> assemble(Protocol transport, Protocol discovery, InetAddress bindAddress,
                                            boolean multicasting) {
+        if (discovery instanceof Discovery finder) {
+            finder.numDiscoveryRuns(DISCOVERY_RUNS);
+        }
         List<Protocol> stack = new ArrayList<>();
         stack.add(transport);
         stack.add(discovery);

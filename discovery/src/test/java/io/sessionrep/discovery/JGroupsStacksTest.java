@@ -51,7 +51,7 @@ class JGroupsStacksTest {
         List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC)
                 .peers(List.of(new HostPort("127.0.0.1", 7900), new HostPort("localhost", 7901))).build());
 
-        assertClasses(stack, TCP.class, TCPPING.class);
+        assertClasses(stack, TCP.class, IntroducingTcpping.class);
         TCPPING ping = (TCPPING) stack.get(1);
         assertTrue(ping.returnEntireCache(), "a ring needs return_entire_cache");
         assertEquals(0, ping.getPortRange());
