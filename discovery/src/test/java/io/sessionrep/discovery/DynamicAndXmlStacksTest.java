@@ -145,6 +145,8 @@ class DynamicAndXmlStacksTest {
             org.jgroups.protocols.MERGE3 merge = channel.getProtocolStack().findProtocol(org.jgroups.protocols.MERGE3.class);
             assertEquals(UpperProtocols.MERGE_MIN_INTERVAL_MS, merge.getMinInterval());
             assertEquals(UpperProtocols.MERGE_MAX_INTERVAL_MS, merge.getMaxInterval());
+            TCPPING discovery = channel.getProtocolStack().findProtocol(TCPPING.class);
+            assertEquals(JGroupsStacks.DISCOVERY_RUNS, discovery.numDiscoveryRuns());
             GMS gms = channel.getProtocolStack().findProtocol(GMS.class);
             assertEquals(UpperProtocols.JOIN_TIMEOUT_MS, gms.getJoinTimeout());
             TCP tcp = (TCP) channel.getProtocolStack().getTransport();
