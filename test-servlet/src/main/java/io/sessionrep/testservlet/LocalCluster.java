@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 
 /**
  * N {@link NodeLauncher} JVMs on 127.0.0.1 forming one replication cluster: node-a, node-b, ... each with a
@@ -45,6 +47,10 @@ public final class LocalCluster implements AutoCloseable {
     public static final String LOG_DIR_PROPERTY = "sessionrep.cluster.log-dir";
 
     private static final AtomicInteger CLUSTERS = new AtomicInteger();
+    /** The lines of a node's log that {@link #awaitView} shows when it gives up: views, warnings, errors. */
+    private static final Pattern RECENT_EVENT = Pattern.compile(" view \\d+ of cluster|WARN|ERROR|SEVERE");
+    /** How many of them, the last ones, per node. */
+    private static final int RECENT_EVENTS = 15;
 
     private final String clusterName;
     /** What starts each node, in ring order. */
@@ -187,27 +193,38 @@ public final class LocalCluster implements AutoCloseable {
                 return millis;
             }
             if (millis > timeout.toMillis()) {
-                printThreadDumps(expected);
+                reportGivingUp(expected);
                 throw new IllegalStateException("no single view of " + expected + " within " + timeout
-                        + "; the nodes saw: " + seen + " (their thread dumps are in their logs)");
+                        + "; the nodes saw: " + seen + " (their recent views and warnings above, thread dumps in their logs)");
             }
             Thread.sleep(50);
         }
     }
 
-    /** Each named node that runs prints its threads' stacks into its log (best effort). */
-    private void printThreadDumps(Collection<String> names) throws InterruptedException {
+    /**
+     * For a view that did not come (best effort): each named node's last views and warnings go to the test's
+     * output, where a CI run shows them without its node logs, and each node that runs prints its threads'
+     * stacks into its log.
+     */
+    private void reportGivingUp(Collection<String> names) throws InterruptedException {
         for (String name : names) {
             NodeProcess node;
             synchronized (this) {
                 node = current.get(name);
             }
-            if (node != null && node.isAlive()) {
-                try {
+            if (node == null) {
+                continue;
+            }
+            try {
+                List<String> events = new String(Files.readAllBytes(node.logFile()), StandardCharsets.UTF_8).lines()
+                        .filter(line -> RECENT_EVENT.matcher(line).find()).toList();
+                events.subList(Math.max(0, events.size() - RECENT_EVENTS), events.size())
+                        .forEach(line -> System.out.println("[" + name + "] " + line));
+                if (node.isAlive()) {
                     node.printThreadDump();
-                } catch (IOException | IllegalStateException e) {
-                    System.err.println("no thread dump of " + name + ": " + e);
                 }
+            } catch (IOException | RuntimeException e) {
+                System.err.println("no report of " + name + ": " + e);
             }
         }
     }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +62,25 @@ class LocalClusterIT {
             assertFalse(node.isAlive(), node.toString());
         }
         cluster.close();
+    }
+
+    @Test
+    void aViewThatDoesNotComeIsReportedWithWhatEachNodeSawAndItsRecentViews() throws Exception {
+        try (LocalCluster cluster = LocalCluster.builder().size(1).echo(null).start()) {
+            PrintStream out = System.out;
+            ByteArrayOutputStream printed = new ByteArrayOutputStream();
+            IllegalStateException e;
+            System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            try {
+                e = assertThrows(IllegalStateException.class,
+                        () -> cluster.awaitView(Duration.ofMillis(200), "node-a", "node-b"));
+            } finally {
+                System.setOut(out);
+            }
+            assertTrue(e.getMessage().contains("node-b=not running"), e.getMessage());
+            String report = printed.toString(StandardCharsets.UTF_8);
+            assertTrue(report.contains("[node-a] ") && report.contains(" view 0 of cluster"), report);
+        }
     }
 
     @Test
