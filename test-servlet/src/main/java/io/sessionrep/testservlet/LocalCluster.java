@@ -7,7 +7,6 @@ import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -216,9 +215,7 @@ public final class LocalCluster implements AutoCloseable {
                 continue;
             }
             try {
-                List<String> events = new String(Files.readAllBytes(node.logFile()), StandardCharsets.UTF_8).lines()
-                        .filter(line -> RECENT_EVENT.matcher(line).find()).toList();
-                events.subList(Math.max(0, events.size() - RECENT_EVENTS), events.size())
+                node.logTail(RECENT_EVENT.asPredicate(), RECENT_EVENTS)
                         .forEach(line -> System.out.println("[" + name + "] " + line));
                 if (node.isAlive()) {
                     node.printThreadDump();

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 /**
  * One node JVM started by {@link LocalCluster}: its output (stdout and stderr) goes to a log file, its
@@ -206,9 +207,15 @@ public final class NodeProcess {
 
     /** The last lines of the node's log. */
     public String logTail() {
+        return String.join("\n", logTail(line -> true, LOG_TAIL_LINES));
+    }
+
+    /** The last {@code count} lines of the node's log that {@code filter} accepts (bytes that are not UTF-8 replaced). */
+    public List<String> logTail(Predicate<String> filter, int count) {
         try {
-            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+            List<String> lines = new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8).lines()
+                    .filter(filter).toList();
+            return lines.subList(Math.max(0, lines.size() - count), lines.size());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
