@@ -253,15 +253,8 @@ final class TakeOver {
         SessionUpdate newest = local;
         boolean served = false;
         while (!pending.isEmpty()) {
-            List<Member> asked = new ArrayList<>();
-            Set<String> stillMembers = new HashSet<>();
-            for (Member m : node.members()) {
-                if (pending.contains(m.name())) {
-                    asked.add(m);
-                    stillMembers.add(m.name());
-                }
-            }
-            pending.retainAll(stillMembers); // members that left the view are not waited for
+            List<Member> asked = node.members().stream().filter(m -> pending.contains(m.name())).toList();
+            pending.retainAll(asked.stream().map(Member::name).toList()); // those that left the view are not waited for
             if (asked.isEmpty()) {
                 break;
             }
