@@ -41,24 +41,65 @@ final class AcknowledgedSend {
 
     /** As {@link #send(Member, SessionUpdate, boolean)}, for an update already encoded (sent to several backups). */
     CompletableFuture<Message.AckStatus> send(Member target, Encoded update, boolean fromRequest) {
-        return request(target, update).thenCompose(status -> {
-            if (status != Message.AckStatus.NEED_FULL) {
-                return CompletableFuture.completedFuture(status);
+        return request(target, update).thenCompose(status -> resyncIfAsked(target, update, status, fromRequest, false));
+    }
+
+    /**
+     * A sync request end's update to the session's first backup, sent on the request thread
+     * and outside the session's monitor over the transport's direct path
+     * ({@link io.sessionrep.core.transport.ReplicationTransport#requestOnCallerThread}): one write and one read
+     * here, instead of the channel's hand-offs. Without such a path, or when it fails after the write, the
+     * update goes over the channel as {@link #send} sends it (a version the backup already holds is
+     * acknowledged as applied, so it may arrive twice). Returns a completed future, except on that fallback.
+     * A backup asking for a full copy gets one only while it is still a backup of the session: the update may
+     * reach it after its release (sent over the channel meanwhile), and must not bring the copy back.
+     */
+    CompletableFuture<Message.AckStatus> sendOnCallerThread(Member target, Encoded update, java.time.Duration timeout) {
+        byte[] reply;
+        try {
+            reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout);
+        } catch (java.util.concurrent.TimeoutException e) {
+            countSent(update);
+            return CompletableFuture.failedFuture(e);
+        } catch (RuntimeException e) { // written, then the path failed: the backup may or may not hold it
+            countSent(update);
+            return send(target, update, true);
+        }
+        if (reply == null) {
+            return send(target, update, true);
+        }
+        countSent(update);
+        Message.AckStatus status;
+        try {
+            status = acknowledgement(target, update, reply);
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return resyncIfAsked(target, update, status, true, true);
+    }
+
+    /** When the backup answered that it needs a full copy, sends one (see {@link #send}). */
+    private CompletableFuture<Message.AckStatus> resyncIfAsked(Member target, Encoded update, Message.AckStatus status,
+                                                               boolean fromRequest, boolean onlyToABackup) {
+        if (status != Message.AckStatus.NEED_FULL) {
+            return CompletableFuture.completedFuture(status);
+        }
+        PrimaryEntry entry = node.primaries.get(update.update().sessionId());
+        if (entry == null) {
+            return CompletableFuture.completedFuture(Message.AckStatus.INVALIDATED);
+        }
+        SessionUpdate full;
+        synchronized (entry) {
+            if (onlyToABackup && !entry.removed && !entry.syncedBackups.contains(target.name())) {
+                return CompletableFuture.completedFuture(status); // released meanwhile: no copy back
             }
-            PrimaryEntry entry = node.primaries.get(update.update().sessionId());
-            if (entry == null) {
-                return CompletableFuture.completedFuture(Message.AckStatus.INVALIDATED);
+            full = entry.removed ? null : entry.fullCopyForBackup(node.attributes, fromRequest);
+            if (full == null) {
+                entry.syncedBackups.remove(target.name()); // the next request end sends it a full copy
+                return CompletableFuture.completedFuture(entry.removed ? Message.AckStatus.INVALIDATED : status);
             }
-            SessionUpdate full;
-            synchronized (entry) {
-                full = entry.removed ? null : entry.fullCopyForBackup(node.attributes, fromRequest);
-                if (full == null) {
-                    entry.syncedBackups.remove(target.name()); // the next request end sends it a full copy
-                    return CompletableFuture.completedFuture(entry.removed ? Message.AckStatus.INVALIDATED : status);
-                }
-            }
-            return request(target, encode(full));
-        });
+        }
+        return request(target, encode(full));
     }
 
     /**
@@ -70,22 +111,29 @@ final class AcknowledgedSend {
     }
 
     private CompletableFuture<Message.AckStatus> request(Member target, Encoded encoded) {
+        countSent(encoded);
+        return node.transport.request(target, encoded.bytes(), node.config.syncTimeout())
+                .thenApply(reply -> acknowledgement(target, encoded, reply));
+    }
+
+    private void countSent(Encoded encoded) {
         SessionUpdate update = encoded.update();
-        byte[] bytes = encoded.bytes();
         (update.full() ? node.metrics.fullSent : node.metrics.deltaSent).increment();
-        node.metrics.bytesSent.increment(bytes.length);
+        node.metrics.bytesSent.increment(encoded.bytes().length);
         node.metrics.valueBytesSent.increment(update.valueBytes());
-        return node.transport.request(target, bytes, node.config.syncTimeout()).thenApply(reply -> {
-            try {
-                if (WireCodec.decode(reply) instanceof Message.Ack ack) {
-                    refusals.answered(update.sessionId(), target, ack.status());
-                    return ack.status();
-                }
-            } catch (MalformedMessageException e) {
-                node.metrics.rejectedMalformed.increment();
+    }
+
+    /** The status the backup's reply carries; IllegalStateException when the reply is not an acknowledgement. */
+    private Message.AckStatus acknowledgement(Member target, Encoded encoded, byte[] reply) {
+        try {
+            if (WireCodec.decode(reply) instanceof Message.Ack ack) {
+                refusals.answered(encoded.update().sessionId(), target, ack.status());
+                return ack.status();
             }
-            throw new IllegalStateException("unexpected reply from " + target.name());
-        });
+        } catch (MalformedMessageException e) {
+            node.metrics.rejectedMalformed.increment();
+        }
+        throw new IllegalStateException("unexpected reply from " + target.name());
     }
 
 }

@@ -42,18 +42,39 @@ final class RequestEndReplication {
         this.rebalanceSoon = rebalanceSoon;
     }
 
+    /**
+     * A sync update left to send once the session's monitor is released: the update to the session's first
+     * backup, sent on the request thread ({@link AcknowledgedSend#sendOnCallerThread}). Waiting for the round trip
+     * under the monitor could wait on a backup that itself waits for this node (a request thread there holding a
+     * session this node's message needs, both bounded by sync-timeout only).
+     */
+    private record OnCallerThread(PrimaryEntry entry, Member target, AcknowledgedSend.Encoded update) {
+    }
+
+    /** What a request end sent under the session's monitor: acknowledgements to wait for, and one update to send after. */
+    private record Dispatched(List<CompletableFuture<Message.AckStatus>> acks, OnCallerThread after) {
+        static final Dispatched NOTHING = new Dispatched(List.of(), null);
+    }
+
     /** Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. */
     void replicate(SessionSnapshot session, ChangeTracker.Changes changes) {
-        List<CompletableFuture<Message.AckStatus>> acks = dispatch(session, changes);
+        Dispatched dispatched = dispatch(session, changes);
+        List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
+        long started = System.nanoTime();
+        OnCallerThread after = dispatched.after();
+        if (after != null) { // the update to the first backup, the others' (if any) already on their way
+            acks.add(confirmOnAck(after.entry(), after.target(),
+                    acknowledged.sendOnCallerThread(after.target(), after.update(), node.config.syncTimeout())));
+        }
         if (!acks.isEmpty()) {
-            awaitFirstAck(acks, session.id());
+            awaitFirstAck(acks, session.id(), started);
         }
     }
 
-    private List<CompletableFuture<Message.AckStatus>> dispatch(SessionSnapshot session, ChangeTracker.Changes changes) {
+    private Dispatched dispatch(SessionSnapshot session, ChangeTracker.Changes changes) {
         String id = session.id();
         if (node.config.writeQuota() == 0 || node.closed()) {
-            return List.of();
+            return Dispatched.NOTHING;
         }
         // An invalidation tombstones the id and then marks its entry removed (under the entry's monitor, checked
         // below), so a session with an entry needs no tombstone lookup: a random read into a table of up to a
@@ -61,7 +82,7 @@ final class RequestEndReplication {
         PrimaryEntry entry = node.primaries.get(id);
         if (entry == null) {
             if (node.tombstones.contains(id)) {
-                return List.of();
+                return Dispatched.NOTHING;
             }
             if (node.lostOwnership.contains(id)) {
                 // another node took this session over while this request ran here: its version wins
@@ -71,14 +92,14 @@ final class RequestEndReplication {
                 // tell the container again: the first notice may have come while it was still loading the
                 // session (nothing to evict then), and a live copy left here would serve unreplicated changes
                 node.tellOwnershipLost(id);
-                return List.of();
+                return Dispatched.NOTHING;
             }
             entry = node.newSessionUses.createEntry(id); // counts the requests that entered it before
         }
         List<Member> targets = node.backupsOf(id);
         synchronized (entry) {
             if (entry.removed) {
-                return List.of();
+                return Dispatched.NOTHING;
             }
             entry.live = session; // full copies are serialized from it from now on
             try {
@@ -90,8 +111,8 @@ final class RequestEndReplication {
     }
 
     /** Caller holds the entry's monitor. */
-    private List<CompletableFuture<Message.AckStatus>> sendUpdates(SessionSnapshot session, ChangeTracker.Changes changes,
-                                                                  PrimaryEntry entry, List<Member> targets) {
+    private Dispatched sendUpdates(SessionSnapshot session, ChangeTracker.Changes changes, PrimaryEntry entry,
+                                   List<Member> targets) {
         String id = session.id();
         SessionUpdate delta = buildDelta(session, changes, entry);
         boolean newBackup = false;
@@ -103,20 +124,21 @@ final class RequestEndReplication {
                 entry.copy.touch(session.lastAccessedTime());
                 touches.record(id, session.lastAccessedTime());
             }
-            return List.of(); // read-only request: no attribute data, at most a batched touch
+            return Dispatched.NOTHING; // read-only request: no attribute data, at most a batched touch
         }
         if (delta != null) {
             entry.copy.apply(delta);
         }
         if (entry.copy.valueBytes() > node.config.maxSessionSize()) {
             reportTooLarge(entry);
-            return List.of();
+            return Dispatched.NOTHING;
         }
         entry.oversizeWarned = false;
         SessionUpdate full = null;
         AcknowledgedSend.Encoded encodedDelta = null; // sync: encoded once for every backup it goes to
         AcknowledgedSend.Encoded encodedFull = null;
-        List<CompletableFuture<Message.AckStatus>> acks = new ArrayList<>(targets.size());
+        List<CompletableFuture<Message.AckStatus>> acks = new ArrayList<>(targets.size() + 1);
+        OnCallerThread after = null;
         for (Member target : targets) {
             boolean synced = entry.syncedBackups.contains(target.name());
             SessionUpdate update;
@@ -138,7 +160,11 @@ final class RequestEndReplication {
                     encodedFull = AcknowledgedSend.encode(full);
                 }
                 AcknowledgedSend.Encoded encoded = update == delta ? encodedDelta : encodedFull;
-                acks.add(confirmOnAck(entry, target, acknowledged.send(target, encoded, true)));
+                if (after == null) {
+                    after = new OnCallerThread(entry, target, encoded); // the first backup: sent once the monitor is released
+                } else {
+                    acks.add(confirmOnAck(entry, target, acknowledged.send(target, encoded, true)));
+                }
             } else {
                 node.sender.enqueue(target, update);
             }
@@ -152,7 +178,7 @@ final class RequestEndReplication {
                 rebalanceSoon.run(); // former backups are released once the new ones confirmed
             }
         }
-        return acks;
+        return new Dispatched(acks, after);
     }
 
     /**
@@ -256,9 +282,8 @@ final class RequestEndReplication {
      * an acknowledgement that arrives in time (one built on every reply, to be dropped, was 1.3 % of a sync node's
      * CPU samples at 1x1 KiB: profile-20261127-sync-floor).
      */
-    private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, String sessionId) {
-        long started = System.nanoTime();
-        long timeout = node.config.syncTimeout().toNanos();
+    private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, String sessionId, long started) {
+        long timeout = Math.max(0, node.config.syncTimeout().toNanos() - (System.nanoTime() - started));
         try {
             boolean applied = acks.size() == 1
                     ? acks.get(0).get(timeout, TimeUnit.NANOSECONDS) == Message.AckStatus.APPLIED

@@ -37,9 +37,12 @@ final class InboundDispatcher implements Receiver {
     private final Supplier<Membership> membership;
     private final NewcomerGate newcomers;
     private final Consumer<View> viewListener;
+    /** Null when this node has no sync lane: nobody waits for the counts then. */
+    private final DeliveredCounts delivered;
 
     InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
-                      Supplier<Membership> membership, NewcomerGate newcomers, Consumer<View> viewListener) {
+                      Supplier<Membership> membership, NewcomerGate newcomers, Consumer<View> viewListener,
+                      DeliveredCounts delivered) {
         this.channel = channel;
         this.receiver = receiver;
         this.pending = pending;
@@ -47,6 +50,7 @@ final class InboundDispatcher implements Receiver {
         this.membership = membership;
         this.newcomers = newcomers;
         this.viewListener = viewListener;
+        this.delivered = delivered;
     }
 
     @Override
@@ -66,11 +70,28 @@ final class InboundDispatcher implements Receiver {
             return;
         }
         switch (frame.kind()) {
-            case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> deliver(senderOf(source), frame));
-            case REQUEST -> newcomers.deliver(source, frame.payload().length, () -> answer(source, frame));
+            // one-way messages, requests and barriers are what the sender's OutboundQueues count: each is counted
+            // as handled once the core is done with it (or it was dropped), for the sync lane (DeliveredCounts)
+            case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> {
+                deliver(senderOf(source), frame);
+                handled(source);
+            }, () -> handled(source));
+            case REQUEST -> newcomers.deliver(source, frame.payload().length, () -> {
+                answer(source, frame);
+                handled(source);
+            }, () -> handled(source));
             case REPLY -> pending.complete(frame.correlationId(), source, frame.payload());
             case FAILURE -> pending.fail(frame.correlationId(), source, frame.payloadAsText());
-            case BARRIER -> passBarrier(source, frame);
+            case BARRIER -> {
+                passBarrier(source, frame);
+                handled(source);
+            }
+        }
+    }
+
+    private void handled(Address source) {
+        if (delivered != null) {
+            delivered.handled(source);
         }
     }
 

@@ -1,12 +1,15 @@
 package io.sessionrep.transport.jgroups;
 
 import io.sessionrep.core.WarningInterval;
+import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
 import io.sessionrep.discovery.JGroupsStacks;
+import io.sessionrep.discovery.SealedBytes;
 import io.sessionrep.discovery.StartFailures;
 import io.sessionrep.transport.jgroups.OutboundQueues.Outgoing;
 import io.sessionrep.transport.jgroups.WireFormat.Kind;
@@ -17,11 +20,17 @@ import org.jgroups.Message;
 import org.jgroups.View;
 import org.jgroups.stack.IpAddress;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -94,6 +103,11 @@ public final class JGroupsTransport implements ReplicationTransport {
     private NewcomerGate newcomers;
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
+    private final DeliveredCounts delivered = new DeliveredCounts();
+    /** The sync lane (sync mode, {@code sync-lane}, neither TLS nor jgroups-config); null without. */
+    private SyncLaneServer laneServer;
+    private SyncLaneClient laneClient;
+    private final Map<Address, SyncLaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
 
     /** A transport for {@code config}; nothing is opened before {@link #start}. */
     public JGroupsTransport(ReplicationConfig config) {
@@ -133,23 +147,29 @@ public final class JGroupsTransport implements ReplicationTransport {
             pending = new PendingRequests(timeoutThread, counters);
             try {
                 channel = created;
+                openSyncLane(receiver);
                 channel.name(local.name());
-                channel.addAddressGenerator(new NodeIdentity(local));
+                channel.addAddressGenerator(new NodeIdentity(local, laneServer == null ? 0 : laneServer.port()));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
                 newcomers = new NewcomerGate(NEWCOMER_WAIT_MILLIS, NEWCOMER_MAX_SENDERS, NEWCOMER_MAX_BYTES,
                         () -> membership, senderThreads, timeoutThread, counters);
                 channel.setReceiver(new InboundDispatcher(channel, receiver, pending, counters, () -> membership,
-                        newcomers, this::viewChanged));
+                        newcomers, this::viewChanged, laneServer == null ? null : delivered));
                 running = true;
                 channel.connect(config.clusterName());
+                if (laneServer != null) {
+                    laneServer.start();
+                }
             } catch (Exception e) {
                 TransportException failure = startFailure(e);
                 closed = true;
                 shutDown("start-up failed");
                 throw failure;
             }
-            LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' with {2} at {3}; members {4}",
-                    local, config.clusterName(), JGroupsStacks.describe(config), boundAddress(), members());
+            LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' with {2} at {3}{4}; members {5}",
+                    local, config.clusterName(), JGroupsStacks.describe(config), boundAddress(),
+                    laneServer == null ? "" : ", sync lane on port " + laneServer.port()
+                            + (config.clusterKey() != null ? " (sealed by cluster-key)" : ""), members());
         }
     }
 
@@ -208,6 +228,67 @@ public final class JGroupsTransport implements ReplicationTransport {
             pending.fail(id, "request to " + target + " not sent: " + refused);
         }
         return registration.future();
+    }
+
+    /**
+     * Over the sync lane when this node and {@code target} both have one ({@link SyncLaneClient}); null otherwise.
+     * The target handles it once it has handled every channel message this node handed over for it before.
+     */
+    @Override
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
+        SyncLaneClient client = laneClient;
+        Membership view = membership;
+        Address address = running && client != null ? view.addressOf(target) : null;
+        if (address == null) {
+            return null;
+        }
+        SyncLaneClient.Endpoint endpoint = laneEndpoints.get(address);
+        if (endpoint == null) {
+            endpoint = laneEndpointOf(address);
+            if (endpoint == null) {
+                return null; // no lane there (or no physical address known yet)
+            }
+            laneEndpoints.put(address, endpoint);
+        }
+        if (endpoint.socket() == null) {
+            return null;
+        }
+        byte[] reply = client.exchange(endpoint, channel.getAddress(), outbound.offeredTo(address), message, timeout);
+        if (reply != null) {
+            counters.sent(message.length);
+            counters.replyReceived();
+        }
+        return reply;
+    }
+
+    /** Where {@code member}'s lane listens: its physical IP and the port its address carries (none: socket null). */
+    private SyncLaneClient.Endpoint laneEndpointOf(Address member) {
+        int port = NodeIdentity.lanePortOf(member);
+        if (port <= 0) {
+            return new SyncLaneClient.Endpoint(member, null);
+        }
+        Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
+        return physical instanceof IpAddress ip
+                ? new SyncLaneClient.Endpoint(member, new InetSocketAddress(ip.getIpAddress(), port)) : null;
+    }
+
+    /** Opens the sync lane's server socket when this node uses it; its port then travels in this node's address. */
+    private void openSyncLane(MessageReceiver receiver) throws IOException {
+        if (!config.syncLane() || config.replicationMode() != ReplicationMode.SYNC || config.tlsEnabled()
+                || config.jgroupsConfig() != null) {
+            return;
+        }
+        LaneFrames frames = new LaneFrames(config.clusterKey() == null ? null
+                : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName()));
+        try {
+            laneServer = new SyncLaneServer(InetAddress.getByName(config.bindAddress()), config.syncLanePort(), frames,
+                    receiver, () -> membership, () -> channel.getAddress(), delivered, counters, local.name());
+        } catch (IOException e) {
+            throw new ConfigException("sync-lane-port", config.syncLanePort() + " on bind-address " + config.bindAddress()
+                    + " cannot be opened (" + e.getMessage() + "): choose a free port, 0 for any free port, or set"
+                    + " sync-lane=false");
+        }
+        laneClient = new SyncLaneClient(frames, counters);
     }
 
     @Override
@@ -286,6 +367,20 @@ public final class JGroupsTransport implements ReplicationTransport {
         return channel;
     }
 
+    /** Closes this node's sync lane as if it had failed (tests): its connections drop, new ones are refused. */
+    void breakSyncLane() {
+        SyncLaneServer server = laneServer;
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** The port of this node's sync lane; 0 when it has none (async mode, sync-lane=false, TLS, jgroups-config). */
+    public int syncLanePort() {
+        SyncLaneServer server = laneServer;
+        return server == null ? 0 : server.port();
+    }
+
     /** The address and port the transport listens on, or null when not running. */
     public InetSocketAddress boundAddress() {
         JChannel ch = channel;
@@ -307,7 +402,14 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     private void viewChanged(View view) {
         Membership next = Membership.of(view);
+        Set<Address> departed = new HashSet<>(membership.addresses());
+        departed.removeAll(next.addresses());
         membership = next;
+        delivered.forget(departed);
+        laneEndpoints.keySet().retainAll(next.addresses());
+        if (laneClient != null) {
+            laneClient.retainOnly(next.addresses());
+        }
         if (!next.shadowed().isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "view {0} holds two incarnations of {1}; the newer one is used "
                     + "until the older one is detected as gone", view.getViewId(), next.shadowed());
@@ -328,6 +430,12 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     private void shutDown(String reason) {
         running = false;
+        if (laneServer != null) {
+            laneServer.close();
+        }
+        if (laneClient != null) {
+            laneClient.close();
+        }
         if (newcomers != null) {
             newcomers.close();
         }

@@ -103,24 +103,31 @@ final class NewcomerGate {
      * later on a pool thread after the messages of {@code source} held before it. Never waits.
      */
     void deliver(Address source, int bytes, Runnable delivery) {
+        deliver(source, bytes, delivery, () -> { });
+    }
+
+    /** As {@link #deliver(Address, int, Runnable)}; {@code dropped} runs instead of {@code delivery} when the message is dropped. */
+    void deliver(Address source, int bytes, Runnable delivery, Runnable dropped) {
         if (!holding && current.get().contains(source)) {
             delivery.run(); // the common case: a member, nothing held
             return;
         }
-        boolean now;
+        Boolean now;
         lock.lock();
         try {
             now = holdOrPass(source, bytes, delivery);
         } finally {
             lock.unlock();
         }
-        if (now) {
+        if (now == null) {
+            dropped.run();
+        } else if (now) {
             delivery.run();
         }
     }
 
-    /** Caller holds the lock. True: run {@code delivery} now (outside the lock). */
-    private boolean holdOrPass(Address source, int bytes, Runnable delivery) {
+    /** Caller holds the lock. True: run {@code delivery} now (outside the lock); false: held; null: dropped. */
+    private Boolean holdOrPass(Address source, int bytes, Runnable delivery) {
         Held queue = held.get(source);
         if (queue == null) {
             if (closed || current.get().contains(source) || seen.contains(source)) {
@@ -137,7 +144,7 @@ final class NewcomerGate {
         }
         if (heldBytes + bytes > maxBytes) {
             counters.heldMessageDropped();
-            return false;
+            return null;
         }
         queue.messages.add(new Message(delivery, bytes));
         heldBytes += bytes;

@@ -17,13 +17,22 @@ final class NodeIdentity implements AddressGenerator {
 
     static final String NAME_KEY = "sessionrep.name";
     static final String MACHINE_KEY = "sessionrep.machine-id";
+    /** The port of the node's sync lane ({@link SyncLaneServer}), when it has one. */
+    static final String LANE_PORT_KEY = "sessionrep.lane-port";
     /** Machine id shown for an address that does not carry one (not a sessionrep node). */
     static final String UNKNOWN_MACHINE = "unknown";
 
     private final Member local;
+    private final int lanePort;
+
+    /** {@code lanePort}: 0 when this node has no sync lane. */
+    NodeIdentity(Member local, int lanePort) {
+        this.local = local;
+        this.lanePort = lanePort;
+    }
 
     NodeIdentity(Member local) {
-        this.local = local;
+        this(local, 0);
     }
 
     @Override
@@ -33,9 +42,29 @@ final class NodeIdentity implements AddressGenerator {
 
     @Override
     public Address generateAddress(String logicalName) {
-        return ExtendedUUID.randomUUID(logicalName)
+        ExtendedUUID address = ExtendedUUID.randomUUID(logicalName)
                 .put(NAME_KEY, local.name().getBytes(StandardCharsets.UTF_8))
                 .put(MACHINE_KEY, local.machineId().getBytes(StandardCharsets.UTF_8));
+        if (lanePort > 0) {
+            address.put(LANE_PORT_KEY, String.valueOf(lanePort).getBytes(StandardCharsets.US_ASCII));
+        }
+        return address;
+    }
+
+    /** The sync lane port {@code address} carries; 0 when none (or not a number from 1 to 65535). */
+    static int lanePortOf(Address address) {
+        if (address instanceof ExtendedUUID uuid) {
+            byte[] port = uuid.get(LANE_PORT_KEY);
+            if (port != null && port.length <= 5) {
+                try {
+                    int p = Integer.parseInt(new String(port, StandardCharsets.US_ASCII));
+                    return p > 0 && p <= 65535 ? p : 0;
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
     }
 
     /** The member an address stands for; falls back to the logical name for foreign addresses. */

@@ -70,6 +70,16 @@ final class OutboundQueues {
         return lanes.computeIfAbsent(destination, Lane::new).offer(outgoing);
     }
 
+    /**
+     * How many messages this node has handed over for {@code destination} so far (sent, or queued to be), less
+     * those whose send failed: the number the destination will have handled once it has everything sent
+     * before this call ({@link DeliveredCounts}).
+     */
+    long offeredTo(Address destination) {
+        Lane lane = lanes.get(destination);
+        return lane == null ? 0 : lane.offered.get();
+    }
+
     /** Closes the lanes of destinations that are no longer members. */
     void retainOnly(Set<Address> members) {
         lanes.entrySet().removeIf(entry -> {
@@ -112,6 +122,8 @@ final class OutboundQueues {
         private final Queue<Outgoing> queue = new ConcurrentLinkedQueue<>();
         private final AtomicLong queuedBytes = new AtomicLong();
         private final AtomicBoolean scheduled = new AtomicBoolean();
+        /** Counted before a message joins the queue (or is sent), so a count read covers every message queued before. */
+        private final AtomicLong offered = new AtomicLong();
         private volatile String closedBecause;
 
         Lane(Address destination) {
@@ -124,6 +136,7 @@ final class OutboundQueues {
                 return closedBecause;
             }
             if (queue.isEmpty() && hasCredits(destination, size) && scheduled.compareAndSet(false, true)) {
+                offered.incrementAndGet();
                 sendHoldingTheLane(outgoing);
                 return null;
             }
@@ -132,6 +145,7 @@ final class OutboundQueues {
                 queuedBytes.addAndGet(-size);
                 return "the outbound queue to it is full (" + maxQueuedBytes + " bytes waiting)";
             }
+            offered.incrementAndGet();
             queue.add(outgoing);
             if (closedBecause != null) {
                 failQueued(); // closed between the check and the add
@@ -203,6 +217,7 @@ final class OutboundQueues {
                 counters.sent(outgoing.payloadBytes());
                 return true;
             } catch (Exception e) {
+                offered.decrementAndGet(); // it will never be handled there
                 LOG.log(System.Logger.Level.DEBUG, () -> "could not send to " + destination, e);
                 outgoing.onFailure().accept("sending failed: " + e);
                 return false;

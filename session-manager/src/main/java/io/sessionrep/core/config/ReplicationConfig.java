@@ -25,6 +25,8 @@ import static io.sessionrep.core.config.ConfigOption.PEERS;
 import static io.sessionrep.core.config.ConfigOption.REPLICATION_MODE;
 import static io.sessionrep.core.config.ConfigOption.REPLICATION_TRIGGER;
 import static io.sessionrep.core.config.ConfigOption.SERIALIZATION_ALLOWLIST;
+import static io.sessionrep.core.config.ConfigOption.SYNC_LANE;
+import static io.sessionrep.core.config.ConfigOption.SYNC_LANE_PORT;
 import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.OWNERSHIP_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.INSECURE_CLUSTER;
@@ -140,6 +142,12 @@ public final class ReplicationConfig {
      * (the miss is counted). Greater than 0 and at most 60s. Default {@code 500ms}.
      */
     public Duration syncTimeout() { return get(SYNC_TIMEOUT); }
+
+    /** {@code sync-lane}: sync request ends send over a connection of their own (not with TLS or jgroups-config). */
+    public boolean syncLane() { return get(SYNC_LANE); }
+
+    /** {@code sync-lane-port}: 0 picks a free port. */
+    public int syncLanePort() { return get(SYNC_LANE_PORT); }
 
     /**
      * {@code ownership-timeout}: how long a request for a session owned by another live node waits for that
@@ -416,6 +424,8 @@ public final class ReplicationConfig {
         public Builder nodeName(String v) { return set(NODE_NAME, v); }
         public Builder replicationMode(ReplicationMode v) { return set(REPLICATION_MODE, v); }
         public Builder syncTimeout(Duration v) { return set(SYNC_TIMEOUT, v); }
+        public Builder syncLane(boolean v) { return set(SYNC_LANE, v); }
+        public Builder syncLanePort(int v) { return set(SYNC_LANE_PORT, v); }
         public Builder ownershipTimeout(Duration v) { return set(OWNERSHIP_TIMEOUT, v); }
         public Builder replicationTrigger(ReplicationTrigger v) { return set(REPLICATION_TRIGGER, v); }
         public Builder writeQuota(int v) { return set(WRITE_QUOTA, v); }

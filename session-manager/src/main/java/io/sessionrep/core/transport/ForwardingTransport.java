@@ -47,6 +47,12 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
+            throws TransportException, java.util.concurrent.TimeoutException {
+        return delegate.requestOnCallerThread(target, message, timeout);
+    }
+
+    @Override
     public void broadcast(byte[] message) {
         delegate.broadcast(message);
     }

@@ -36,6 +36,23 @@ public interface ReplicationTransport extends AutoCloseable {
     /** Request to one member; completes with the bytes its receiver returned. */
     CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout);
 
+    /**
+     * A request whose reply the calling thread waits for itself, over a path of the transport's own beside the
+     * one {@link #request} takes, when it has one to {@code target} (one write and one read on this thread, no
+     * hand-off): sync request ends use it. The target handles it after everything this node sent it before the
+     * call (so FIFO holds for this thread's messages), possibly beside messages other threads send meanwhile.
+     *
+     * @return the reply, or null when there is no such path to {@code target} now: nothing was sent, the caller
+     *         uses {@link #request}
+     * @throws TransportException the path failed after the request was written: the target may have handled it or
+     *                            not (sending it again over {@link #request} must be safe for the caller)
+     * @throws java.util.concurrent.TimeoutException no reply within {@code timeout}
+     */
+    default byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
+            throws TransportException, java.util.concurrent.TimeoutException {
+        return null;
+    }
+
     /** One-way message to every other member. */
     void broadcast(byte[] message);
 

@@ -31,6 +31,22 @@ final class DelayedTransport extends ForwardingTransport {
         this.delay = delay;
     }
 
+    /**
+     * The sync lane bypasses the channel and its delay: the round trip pays it here, twice, before the exchange
+     * (on the request thread, which waits for the acknowledgement anyway).
+     */
+    @Override
+    public byte[] requestOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
+            throws java.util.concurrent.TimeoutException {
+        try {
+            Thread.sleep(2 * delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        return super.requestOnCallerThread(target, message, timeout);
+    }
+
     @Override
     public void start(MessageReceiver receiver) throws TransportException {
         delegate.start(receiver);

@@ -39,6 +39,39 @@ public final class DroppingTransport extends ForwardingTransport {
         return super.request(target, message, timeout);
     }
 
+    /**
+     * The filter sees each message once, whichever path it takes: a dropped one is never answered (the caller
+     * waits {@code timeout}, as for a dropped {@link #request}); one the delegate has no direct path for is
+     * requested here over {@link #request}'s path, without asking the filter again.
+     */
+    @Override
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
+            throws java.util.concurrent.TimeoutException {
+        if (drop.test(target, message)) {
+            try {
+                Thread.sleep(timeout.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new java.util.concurrent.TimeoutException("dropped by the test");
+        }
+        byte[] reply = super.requestOnCallerThread(target, message, timeout);
+        if (reply != null) {
+            return reply;
+        }
+        try {
+            return super.request(target, message, timeout).get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof java.util.concurrent.TimeoutException timedOut) {
+                throw timedOut;
+            }
+            throw new io.sessionrep.core.transport.TransportException("request failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.sessionrep.core.transport.TransportException("interrupted", e);
+        }
+    }
+
     @Override
     public void broadcast(byte[] message) {
         for (Member m : members()) {

@@ -22,6 +22,12 @@ public final class SlowRequests extends ForwardingTransport {
         this.later = CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** No direct path: every request takes {@link #request} and its delay. */
+    @Override
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout) {
+        return null;
+    }
+
     @Override
     public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
         return CompletableFuture.supplyAsync(() -> super.request(target, message, timeout), later)

@@ -1,0 +1,176 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.discovery.SealedBytes;
+import org.jgroups.Address;
+import org.jgroups.util.UUID;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The sync lane's frames ({@link SyncLaneServer}, {@link SyncLaneClient}), each a 4-byte length and a body;
+ * with {@code cluster-key} every body is sealed as the channel's frames are ({@link SealedBytes}: authenticated,
+ * fresh, accepted once), without it the body is plain, as the channel's is then.
+ * <pre>
+ * hello   = magic (4) | client address (16) | server address (16)         client to server, first
+ * request = channel messages sent before (8) | wait millis (4) | payload    client to server
+ * reply   = status (1) | payload                                           server to client
+ * </pre>
+ * A length outside what the lane carries, a body that does not open or parse: {@link MalformedLaneFrame}, and
+ * the connection is closed.
+ */
+final class LaneFrames {
+
+    static final int MAGIC = 0x53524C31; // "SRL1"
+    static final int HELLO_BYTES = 4 + 16 + 16;
+    static final int REQUEST_HEADER = 8 + 4;
+    /** The largest payload the lane carries; larger requests take the channel. */
+    static final int MAX_PAYLOAD = 64 * 1024;
+    /** A request sent its payload to the core, which answered (or returned nothing: {@link #NO_REPLY}). */
+    static final byte REPLIED = 0;
+    static final byte NO_REPLY = 1;
+    /**
+     * The sender's channel messages sent before the request were not all handled within the wait: the
+     * request was not handled either (the client sends it over the channel).
+     */
+    static final byte NOT_HANDLED = 2;
+
+    /** A frame the lane refuses. */
+    static final class MalformedLaneFrame extends Exception {
+        MalformedLaneFrame(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    record Hello(long clientHigh, long clientLow, long serverHigh, long serverLow) {
+        static Hello of(Address client, Address server) {
+            UUID c = (UUID) client;
+            UUID s = (UUID) server;
+            return new Hello(c.getMostSignificantBits(), c.getLeastSignificantBits(),
+                    s.getMostSignificantBits(), s.getLeastSignificantBits());
+        }
+
+        static boolean names(Address address, long high, long low) {
+            return address instanceof UUID u && u.getMostSignificantBits() == high && u.getLeastSignificantBits() == low;
+        }
+    }
+
+    record Request(long sentBefore, int waitMillis, byte[] payload) {
+    }
+
+    record Reply(byte status, byte[] payload) {
+    }
+
+    private final SealedBytes sealer; // null: plain
+
+    LaneFrames(SealedBytes sealer) {
+        this.sealer = sealer;
+    }
+
+    boolean sealed() {
+        return sealer != null;
+    }
+
+    void writeHello(DataOutputStream out, Hello hello) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(HELLO_BYTES).putInt(MAGIC).putLong(hello.clientHigh()).putLong(hello.clientLow())
+                .putLong(hello.serverHigh()).putLong(hello.serverLow());
+        writeBody(out, b.array());
+    }
+
+    Hello readHello(DataInputStream in) throws IOException, MalformedLaneFrame {
+        ByteBuffer b = ByteBuffer.wrap(readBody(in, HELLO_BYTES));
+        if (b.remaining() != HELLO_BYTES || b.getInt() != MAGIC) {
+            throw new MalformedLaneFrame("not a sync lane hello");
+        }
+        return new Hello(b.getLong(), b.getLong(), b.getLong(), b.getLong());
+    }
+
+    void writeRequest(DataOutputStream out, long sentBefore, int waitMillis, byte[] payload) throws IOException {
+        if (sealer == null) { // written as it goes: no copy of the payload
+            out.writeInt(REQUEST_HEADER + payload.length);
+            out.writeLong(sentBefore);
+            out.writeInt(waitMillis);
+            out.write(payload);
+            out.flush();
+            return;
+        }
+        writeBody(out, ByteBuffer.allocate(REQUEST_HEADER + payload.length).putLong(sentBefore).putInt(waitMillis)
+                .put(payload).array());
+    }
+
+    Request readRequest(DataInputStream in) throws IOException, MalformedLaneFrame {
+        if (sealer == null) {
+            int length = readLength(in, REQUEST_HEADER + MAX_PAYLOAD);
+            if (length < REQUEST_HEADER) {
+                throw new MalformedLaneFrame("request of " + length + " bytes");
+            }
+            long sentBefore = in.readLong();
+            int wait = in.readInt();
+            byte[] payload = new byte[length - REQUEST_HEADER];
+            in.readFully(payload);
+            return new Request(sentBefore, wait, payload);
+        }
+        ByteBuffer b = ByteBuffer.wrap(readBody(in, REQUEST_HEADER + MAX_PAYLOAD));
+        if (b.remaining() < REQUEST_HEADER) {
+            throw new MalformedLaneFrame("request of " + b.remaining() + " bytes");
+        }
+        long sentBefore = b.getLong();
+        int wait = b.getInt();
+        byte[] payload = new byte[b.remaining()];
+        b.get(payload);
+        return new Request(sentBefore, wait, payload);
+    }
+
+    void writeReply(DataOutputStream out, byte status, byte[] payload) throws IOException {
+        byte[] p = payload == null ? new byte[0] : payload;
+        if (sealer == null) {
+            out.writeInt(1 + p.length);
+            out.writeByte(status);
+            out.write(p);
+            out.flush();
+            return;
+        }
+        writeBody(out, ByteBuffer.allocate(1 + p.length).put(status).put(p).array());
+    }
+
+    Reply readReply(DataInputStream in, int maxPayload) throws IOException, MalformedLaneFrame {
+        byte[] body = readBody(in, 1 + maxPayload);
+        if (body.length < 1 || body[0] < REPLIED || body[0] > NOT_HANDLED) {
+            throw new MalformedLaneFrame("not a sync lane reply");
+        }
+        byte[] payload = new byte[body.length - 1];
+        System.arraycopy(body, 1, payload, 0, payload.length);
+        return new Reply(body[0], payload);
+    }
+
+    private void writeBody(DataOutputStream out, byte[] plain) throws IOException {
+        byte[] body = sealer == null ? plain : sealer.seal(plain);
+        out.writeInt(body.length);
+        out.write(body);
+        out.flush();
+    }
+
+    private byte[] readBody(DataInputStream in, int maxPlain) throws IOException, MalformedLaneFrame {
+        int length = readLength(in, maxPlain + (sealer == null ? 0 : SealedBytes.OVERHEAD));
+        byte[] body = new byte[length];
+        in.readFully(body);
+        if (sealer == null) {
+            return body;
+        }
+        try {
+            return sealer.open(body);
+        } catch (SealedBytes.Refused e) {
+            throw new MalformedLaneFrame("refused by cluster-key: " + e.getMessage());
+        }
+    }
+
+    private static int readLength(DataInputStream in, int max) throws IOException, MalformedLaneFrame {
+        int length = in.readInt();
+        if (length < 0 || length > max) {
+            throw new MalformedLaneFrame("frame length " + length + " outside 0.." + max);
+        }
+        return length;
+    }
+}

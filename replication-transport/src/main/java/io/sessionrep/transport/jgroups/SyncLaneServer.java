@@ -1,0 +1,214 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MessageReceiver;
+import io.sessionrep.transport.jgroups.LaneFrames.Hello;
+import io.sessionrep.transport.jgroups.LaneFrames.MalformedLaneFrame;
+import io.sessionrep.transport.jgroups.LaneFrames.Request;
+import io.sessionrep.core.WarningInterval;
+import org.jgroups.Address;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The backup's end of the sync lane: accepts connections from members' {@link SyncLaneClient}s and, on one
+ * thread per connection, reads a request, waits until the channel messages its sender sent before it were
+ * handled here ({@link DeliveredCounts}), hands it to the core and writes the core's reply. Sync request ends
+ * then cost one write and one read on each side, where the channel's round trip crosses a bundler thread on
+ * each node and a pool thread on the backup.
+ *
+ * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections at once (more are closed at once); a connection
+ * must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS} without
+ * a request; a hello from an address that is not a member of this node's view, a frame longer than the lane
+ * carries, or one that does not open ({@code cluster-key}) or parse closes the connection and is counted
+ * ({@link TransportCounters#laneRefused()}). The wait for the channel is bounded by what the request allows
+ * (half the client's sync-timeout); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
+ * the client sends it over the channel.
+ */
+final class SyncLaneServer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(SyncLaneServer.class.getName());
+
+    static final int MAX_CONNECTIONS = 64;
+    static final int HELLO_TIMEOUT_MILLIS = 5_000;
+    static final int IDLE_TIMEOUT_MILLIS = 120_000;
+    /** The longest wait for the channel a request may ask for. */
+    static final int MAX_WAIT_MILLIS = 30_000;
+
+    private final ServerSocket server;
+    private final LaneFrames frames;
+    private final MessageReceiver receiver;
+    private final Supplier<Membership> membership;
+    private final Supplier<Address> self;
+    private final DeliveredCounts delivered;
+    private final TransportCounters counters;
+    private final String localName;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
+    private volatile boolean closed;
+
+    SyncLaneServer(InetAddress bind, int port, LaneFrames frames, MessageReceiver receiver, Supplier<Membership> membership,
+                   Supplier<Address> self, DeliveredCounts delivered, TransportCounters counters, String localName)
+            throws IOException {
+        this.server = new ServerSocket(port, 128, bind);
+        this.frames = frames;
+        this.receiver = receiver;
+        this.membership = membership;
+        this.self = self;
+        this.delivered = delivered;
+        this.counters = counters;
+        this.localName = localName;
+    }
+
+    /** Starts accepting (once the channel is connected and this node has an address). */
+    void start() {
+        Thread acceptor = new Thread(this::accept, "sessionrep-lane-accept-" + localName);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    int port() {
+        return server.getLocalPort();
+    }
+
+    private void accept() {
+        AtomicInteger numbers = new AtomicInteger();
+        while (!closed) {
+            Socket socket;
+            try {
+                socket = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.log(System.Logger.Level.WARNING, "sync lane of " + localName + " stopped accepting: " + e);
+                }
+                return;
+            }
+            if (connections.incrementAndGet() > MAX_CONNECTIONS) {
+                connections.decrementAndGet();
+                refuse(socket, "more than " + MAX_CONNECTIONS + " connections");
+                continue;
+            }
+            Thread reader = new Thread(() -> serve(socket), "sessionrep-lane-" + localName + "-" + numbers.incrementAndGet());
+            reader.setDaemon(true);
+            reader.start();
+        }
+    }
+
+    private void serve(Socket socket) {
+        open.add(socket);
+        try (socket) {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(HELLO_TIMEOUT_MILLIS);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 16 * 1024));
+            Hello hello = frames.readHello(in);
+            Address sender = memberAddress(hello);
+            if (sender == null) {
+                // also a node that has just joined, before this node's view holds it: it takes the channel meanwhile
+                counters.countLaneRefused();
+                LOG.log(System.Logger.Level.DEBUG, () -> "sync lane of " + localName + " closed a connection from "
+                        + socket.getRemoteSocketAddress() + ": its hello names no member of this node's view, or not this node");
+                return;
+            }
+            socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
+            while (!closed) {
+                Request request = frames.readRequest(in);
+                Member member = membership.get().memberAt(sender);
+                if (member == null) {
+                    return; // left the view: its requests are refused (it gets no reply and times out or falls back)
+                }
+                int wait = Math.max(0, Math.min(request.waitMillis(), MAX_WAIT_MILLIS));
+                if (!delivered.await(sender, request.sentBefore(), wait)) {
+                    counters.countLaneNotHandled();
+                    frames.writeReply(out, LaneFrames.NOT_HANDLED, null);
+                    continue;
+                }
+                counters.received(request.payload().length);
+                byte[] reply;
+                try {
+                    reply = receiver.onMessage(member, request.payload());
+                } catch (RuntimeException e) {
+                    counters.receiverFailed();
+                    LOG.log(System.Logger.Level.WARNING, "the receiver failed on a sync lane request from " + member
+                            + "; the transport keeps running", e);
+                    reply = null;
+                }
+                if (reply != null) {
+                    counters.replySent();
+                }
+                frames.writeReply(out, reply == null ? LaneFrames.NO_REPLY : LaneFrames.REPLIED, reply);
+            }
+        } catch (MalformedLaneFrame e) {
+            refuse(socket, e.getMessage());
+        } catch (SocketTimeoutException | EOFException | SocketException e) {
+            // idle, closed by the client, or this lane closing
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "sync lane connection closed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            open.remove(socket);
+            connections.decrementAndGet();
+        }
+    }
+
+    /** The member the hello names, if it is one and the hello is meant for this node; else null. */
+    private Address memberAddress(Hello hello) {
+        Address me = self.get();
+        if (me == null || !Hello.names(me, hello.serverHigh(), hello.serverLow())) {
+            return null;
+        }
+        for (Address a : membership.get().addresses()) {
+            if (Hello.names(a, hello.clientHigh(), hello.clientLow())) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    private void refuse(Socket socket, String why) {
+        counters.countLaneRefused();
+        if (refusalWarning.due()) {
+            LOG.log(System.Logger.Level.WARNING, "sync lane of " + localName + " closed a connection from "
+                    + socket.getRemoteSocketAddress() + ": " + why + " (counted in laneRefused; logged at most once a minute)");
+        }
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Socket s : open) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.SessionReplicator;
+import io.sessionrep.core.SessionReplicatorContract;
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.TestSession;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Sync request ends over real JGroups transports with the sync lane: the updates take the lane, the backup
+ * holds every version when the request end returns, and a lane that breaks leaves its
+ * updates to the channel without losing one or counting a miss.
+ */
+class SyncLaneReplicationTest extends SessionReplicatorContract {
+
+    SyncLaneReplicationTest() {
+        super(new GrowingStaticCluster("lane"));
+    }
+
+    private JGroupsTransport jgroups(String node) {
+        return (JGroupsTransport) transports.get(node).delegate();
+    }
+
+    @Test
+    void deltasTakeTheLaneAndTheBackupHoldsEachVersionWhenTheRequestEnds() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        TestSession s = newSession("s1");
+        for (int i = 1; i <= 20; i++) {
+            s.set("counter", i).set("page", "page " + i);
+            a.requestEnd(s, s.tracker);
+            assertEquals(i, b.backupVersion("s1"), "acknowledged: the backup holds version " + i);
+        }
+        assertEquals(20, jgroups("a").counters().laneExchanges(), "every update took the lane, the first full copy too");
+        assertEquals(0, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"));
+    }
+
+    @Test
+    void whenTheLaneBreaksTheUpdatesTakeTheChannelAndNoneIsLost() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        TestSession s = newSession("s1");
+        for (int i = 1; i <= 5; i++) {
+            s.set("counter", i);
+            a.requestEnd(s, s.tracker);
+        }
+        assertEquals(5, jgroups("a").counters().laneExchanges());
+
+        jgroups("b").breakSyncLane(); // a's idle connection is closed under it, and new ones are refused
+        for (int i = 6; i <= 15; i++) {
+            s.set("counter", i);
+            a.requestEnd(s, s.tracker);
+            assertEquals(i, b.backupVersion("s1"), "version " + i + " acknowledged over the channel");
+        }
+
+        assertEquals(5, jgroups("a").counters().laneExchanges(), "nothing more over the broken lane");
+        assertTrue(jgroups("a").counters().lanePauses() >= 1, "a left b's lane for the channel");
+        assertEquals(0, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"), "no request missed its acknowledgement");
+    }
+}

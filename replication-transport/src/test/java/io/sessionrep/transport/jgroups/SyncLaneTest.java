@@ -1,0 +1,194 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.config.DiscoveryMode;
+import io.sessionrep.core.config.HostPort;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.transport.Member;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sync lane between two real transports on 127.0.0.1: requests answered on the caller's thread, handled
+ * after the channel messages sent before them, left to the channel when it is behind, and hostile connections
+ * refused and counted while the lane keeps serving.
+ */
+class SyncLaneTest {
+
+    private final TestNodes nodes = new TestNodes();
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private ReplicationConfig syncNode(String name, int port, int peerPort, UnaryOperator<ReplicationConfig.Builder> more) {
+        return more.apply(ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
+                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
+                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
+                .replicationMode(ReplicationMode.SYNC)).build();
+    }
+
+    private TestNodes.Pair syncPair(RecordingReceiver onA, RecordingReceiver onB, UnaryOperator<ReplicationConfig.Builder> more)
+            throws IOException {
+        int[] ports = TestNodes.freePorts(2);
+        JGroupsTransport a = nodes.start(syncNode("a", ports[0], ports[1], more), onA);
+        JGroupsTransport b = nodes.start(syncNode("b", ports[1], ports[0], more), onB);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+        return new TestNodes.Pair(a, b);
+    }
+
+    private static Member other(JGroupsTransport t) {
+        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aRequestIsAnsweredOnTheCallersThreadOverTheLane() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> ("ack " + new String(m, StandardCharsets.UTF_8))
+                .getBytes(StandardCharsets.UTF_8));
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        assertTrue(p.b().syncLanePort() > 0, "a sync node opens its lane");
+
+        byte[] reply = p.a().requestOnCallerThread(other(p.a()), "update 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
+
+        assertArrayEquals("ack update 1".getBytes(StandardCharsets.UTF_8), reply);
+        assertEquals(1, p.a().counters().laneExchanges());
+        assertEquals("a", onB.messages.get(0).sender().name(), "the backup knows who sent it");
+    }
+
+    @Test
+    void aRequestIsHandledOnlyAfterTheChannelMessagesSentBeforeIt() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> new byte[]{1});
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        Member b = other(p.a());
+        byte[] big = new byte[200_000];
+        for (int i = 0; i < 40; i++) { // 8 MB queued on the channel: still on its way when the lane request is written
+            big[0] = (byte) i;
+            p.a().send(b, big.clone());
+        }
+
+        assertArrayEquals(new byte[]{1}, p.a().requestOnCallerThread(b, new byte[]{42}, Duration.ofSeconds(10)));
+
+        assertEquals(41, onB.messages.size(), "every channel message was handled before the lane request");
+        assertArrayEquals(new byte[]{42}, onB.messages.get(40).message(), "the lane request came last");
+    }
+
+    @Test
+    void whileTheChannelIsBehindTheRequestIsNotHandledAndTheCallerUsesTheChannel() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            if (m.length == 1 && m[0] == 7) {
+                try {
+                    release.await(10, TimeUnit.SECONDS); // the backup is stuck on a channel message
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return new byte[]{2};
+        });
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        Member b = other(p.a());
+        p.a().send(b, new byte[]{7});
+        await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 1);
+        try {
+            assertNull(p.a().requestOnCallerThread(b, new byte[]{8}, Duration.ofMillis(400)),
+                    "not handled within half the time-out: nothing was handled there, the caller takes the channel");
+            assertEquals(1, p.b().counters().laneNotHandled());
+            assertEquals(1, onB.messages.size(), "the lane request was not handed to the core");
+            assertNull(p.a().requestOnCallerThread(b, new byte[]{9}, Duration.ofMillis(400)),
+                    "the lane to that member is paused: straight to the channel");
+            assertEquals(1, p.b().counters().laneNotHandled(), "the paused lane was not even asked");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void aReplyThatDoesNotComeTimesOutWithoutHangingTheCaller() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return m;
+        });
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        try {
+            long started = System.nanoTime();
+            assertThrows(java.util.concurrent.TimeoutException.class,
+                    () -> p.a().requestOnCallerThread(other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
+            assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "bounded by the time-out");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void hostileConnectionsAreRefusedAndCountedAndTheLaneKeepsServing() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        int port = p.b().syncLanePort();
+
+        try (Socket s = new Socket(TestNodes.LOOPBACK, port)) { // a length far beyond what the lane carries
+            new DataOutputStream(s.getOutputStream()).writeInt(Integer.MAX_VALUE);
+            assertEquals(-1, s.getInputStream().read(), "closed");
+        }
+        try (Socket s = new Socket(TestNodes.LOOPBACK, port)) { // a well-formed hello from an address that is no member
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            new LaneFrames(null).writeHello(out, new LaneFrames.Hello(1, 2, 3, 4));
+            assertEquals(-1, s.getInputStream().read(), "closed");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 2);
+
+        assertArrayEquals(new byte[]{5}, p.a().requestOnCallerThread(other(p.a()), new byte[]{5}, TIMEOUT));
+        assertEquals(1, onB.messages.size(), "nothing of the hostile connections reached the core");
+    }
+
+    @Test
+    void withAClusterKeyTheLaneIsSealedAndPlainFramesAreRefused() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b.clusterKey("a cluster key of 16+ chars"));
+        Member b = other(p.a());
+
+        assertArrayEquals(new byte[]{6}, p.a().requestOnCallerThread(b, new byte[]{6}, TIMEOUT));
+
+        org.jgroups.Address aAddress = p.a().channel().getAddress();
+        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().syncLanePort())) { // a's true identity, but not sealed
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
+            new LaneFrames(null).writeRequest(out, 0, 100, new byte[]{66});
+            assertEquals(-1, new DataInputStream(s.getInputStream()).read(), "closed");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);
+        assertEquals(1, onB.messages.size(), "the forged request did not reach the core");
+    }
+
+    @Test
+    void anAsyncNodeOrOneWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.syncLane(false));
+        assertEquals(0, p.b().syncLanePort());
+        assertNull(p.a().requestOnCallerThread(other(p.a()), new byte[]{1}, TIMEOUT));
+    }
+}
