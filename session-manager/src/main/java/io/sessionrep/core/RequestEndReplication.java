@@ -60,15 +60,16 @@ final class RequestEndReplication {
     void replicate(SessionSnapshot session, ChangeTracker.Changes changes) {
         Dispatched dispatched = dispatch(session, changes);
         List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
-        long started = System.nanoTime();
         OnCallerThread after = dispatched.after();
+        if (after == null && acks.isEmpty()) {
+            return; // async mode, or nothing to send: no clock read
+        }
+        long started = System.nanoTime();
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
             acks.add(confirmOnAck(after.entry(), after.target(),
                     acknowledged.sendOnCallerThread(after.target(), after.update(), node.config.syncTimeout())));
         }
-        if (!acks.isEmpty()) {
-            awaitFirstAck(acks, session.id(), started);
-        }
+        awaitFirstAck(acks, session.id(), started);
     }
 
     private Dispatched dispatch(SessionSnapshot session, ChangeTracker.Changes changes) {

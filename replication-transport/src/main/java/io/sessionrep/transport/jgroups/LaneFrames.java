@@ -69,10 +69,6 @@ final class LaneFrames {
         this.sealer = sealer;
     }
 
-    boolean sealed() {
-        return sealer != null;
-    }
-
     void writeHello(DataOutputStream out, Hello hello) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(HELLO_BYTES).putInt(MAGIC).putLong(hello.clientHigh()).putLong(hello.clientLow())
                 .putLong(hello.serverHigh()).putLong(hello.serverLow());
@@ -163,6 +159,15 @@ final class LaneFrames {
             return sealer.open(body);
         } catch (SealedBytes.Refused e) {
             throw new MalformedLaneFrame("refused by cluster-key: " + e.getMessage());
+        }
+    }
+
+    /** Closes a lane socket, ignoring a failure to close (the connection is gone either way). */
+    static void closeQuietly(java.net.Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
         }
     }
 

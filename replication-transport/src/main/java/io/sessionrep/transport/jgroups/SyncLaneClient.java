@@ -221,11 +221,7 @@ final class SyncLaneClient implements AutoCloseable {
         }
 
         void close() {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
+            LaneFrames.closeQuietly(socket);
         }
     }
 }

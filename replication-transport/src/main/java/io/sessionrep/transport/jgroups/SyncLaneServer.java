@@ -188,11 +188,7 @@ final class SyncLaneServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "sync lane of " + localName + " closed a connection from "
                     + socket.getRemoteSocketAddress() + ": " + why + " (counted in laneRefused; logged at most once a minute)");
         }
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // closing anyway
-        }
+        LaneFrames.closeQuietly(socket);
     }
 
     @Override
@@ -203,12 +199,6 @@ final class SyncLaneServer implements AutoCloseable {
         } catch (IOException ignored) {
             // closing anyway
         }
-        for (Socket s : open) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
-        }
+        open.forEach(LaneFrames::closeQuietly);
     }
 }

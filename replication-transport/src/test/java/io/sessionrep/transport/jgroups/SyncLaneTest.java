@@ -186,7 +186,7 @@ class SyncLaneTest {
     }
 
     @Test
-    void anAsyncNodeOrOneWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
+    void aNodeWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.syncLane(false));
         assertEquals(0, p.b().syncLanePort());
         assertNull(p.a().requestOnCallerThread(other(p.a()), new byte[]{1}, TIMEOUT));
