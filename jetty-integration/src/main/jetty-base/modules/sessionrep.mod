@@ -34,11 +34,11 @@ etc/sessionrep.xml
 ## sync-timeout: Duration (500ms, 2s, PT0.5S). Default 500ms.
 # sessionrep.sync-timeout=500ms
 
-## sync-lane: true | false (sync mode: the update to the first backup goes over a TCP connection of its own beside the channel; not with TLS or jgroups-config). Default true.
-# sessionrep.sync-lane=true
+## data-lane: true | false (updates go to backups over a TCP connection of their own beside the channel: sync, the request's update to the first backup; async, the sender's batches; not with TLS or jgroups-config). Default true.
+# sessionrep.data-lane=true
 
-## sync-lane-port: 0..65535 (the sync lane's port on bind-address; open it between nodes like bind-port). Default 0 (auto: a free port).
-# sessionrep.sync-lane-port=0
+## data-lane-port: 0..65535 (the data lane's port on bind-address; open it between nodes like bind-port). Default 0 (auto: a free port).
+# sessionrep.data-lane-port=0
 
 ## ownership-timeout: Duration (5s, 500ms, PT5S). How long a request waits for another live node to hand the session over; then 503. Default 5s.
 # sessionrep.ownership-timeout=5s

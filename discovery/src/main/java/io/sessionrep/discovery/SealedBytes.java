@@ -3,7 +3,7 @@ package io.sessionrep.discovery;
 import java.time.Clock;
 
 /**
- * {@code cluster-key}'s sealing for byte frames that travel outside the JGroups stack (the sync lane of the
+ * {@code cluster-key}'s sealing for byte frames that travel outside the JGroups stack (the data lane of the
  * transport): the same authenticated encryption, freshness and replay window as {@link SealedFrames}, with an
  * instance of its own. Thread-safe.
  */

@@ -31,7 +31,9 @@ import java.util.function.BiConsumer;
  * told to send a full copy next time.
  *
  * <p>An update queued for several backups (write-quota above 1) is encoded once per batch, and every backup
- * gets the same bytes.
+ * gets the same bytes. The batch goes to the transport in one call ({@link ReplicationTransport#sendAll}),
+ * which may carry each backup's share in one frame on this thread and wait until that backup has handled it
+ * (the JGroups transport's lane): meanwhile request threads keep queuing, and the next batch takes it all.
  *
  * <p>Invalidations travel the same way ({@link #enqueueInvalidation}), after the batch window, beside the
  * updates. They replace whatever update of their session still waits, and are never dropped: when the
@@ -252,13 +254,57 @@ final class AsyncSender implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            // a map per batch: clearing one kept across batches would scan the table of the largest batch every time
-            Map<SessionUpdate, byte[]> encoded = new IdentityHashMap<>();
-            for (Pending pending : batch) { // in queue order: the updates of one (backup, session) pair stay in order
-                send(pending, encoded);
-            }
+            send(batch);
             batch.clear();
         }
+    }
+
+    /**
+     * Encodes the batch (an update once for all the backups it goes to) and hands it to the transport in one
+     * call, in queue order: the updates of one (backup, session) pair stay in order.
+     */
+    private void send(List<Pending> batch) {
+        // a map per batch: clearing one kept across batches would scan the table of the largest batch every time
+        Map<SessionUpdate, byte[]> encoded = new IdentityHashMap<>();
+        List<Pending> sent = new ArrayList<>(batch.size());
+        List<ReplicationTransport.Outbound> messages = new ArrayList<>(batch.size());
+        for (Pending pending : batch) {
+            try {
+                byte[] bytes = pending.isInvalidation()
+                        ? WireCodec.encode(new Message.Invalidate(pending.sessionId()))
+                        : encoded.computeIfAbsent(pending.update(), update -> WireCodec.encode(new Message.Update(update, false)));
+                messages.add(new ReplicationTransport.Outbound(pending.target(), bytes));
+                sent.add(pending);
+            } catch (Throwable e) {
+                failed(pending, e);
+            }
+        }
+        try {
+            transport.sendAll(messages);
+        } catch (Throwable e) {
+            sent.forEach(pending -> failed(pending, e));
+            return;
+        }
+        for (int i = 0; i < sent.size(); i++) {
+            Pending pending = sent.get(i);
+            if (!pending.isInvalidation()) {
+                (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
+                metrics.bytesSent.increment(messages.get(i).message().length);
+                metrics.valueBytesSent.increment(pending.valueBytes());
+            }
+        }
+    }
+
+    private void failed(Pending pending, Throwable e) {
+        metrics.failed.increment();
+        if (pending.isInvalidation()) {
+            LOG.log(System.Logger.Level.WARNING, "could not send the invalidation of session "
+                    + LogIds.shortForm(pending.sessionId()) + " to " + pending.target().name() + ": " + e);
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "could not send session " + LogIds.shortForm(pending.sessionId())
+                + " to " + pending.target().name() + ": " + e);
+        onDropped.accept(pending.sessionId(), pending.target().name());
     }
 
     /** Waits {@code nanos} without holding the lock (request threads keep queuing). Caller holds the lock. */
@@ -268,37 +314,6 @@ final class AsyncSender implements AutoCloseable {
             LockSupport.parkNanos(this, nanos);
         } finally {
             lock.lock();
-        }
-    }
-
-    /** Sends one update, encoded once for all the backups it goes to in this batch ({@code encoded}). */
-    private void send(Pending pending, Map<SessionUpdate, byte[]> encoded) {
-        if (pending.isInvalidation()) {
-            sendInvalidation(pending);
-            return;
-        }
-        try {
-            byte[] bytes = encoded.computeIfAbsent(pending.update(),
-                    update -> WireCodec.encode(new Message.Update(update, false)));
-            transport.send(pending.target(), bytes);
-            (pending.update().full() ? metrics.fullSent : metrics.deltaSent).increment();
-            metrics.bytesSent.increment(bytes.length);
-            metrics.valueBytesSent.increment(pending.valueBytes());
-        } catch (Throwable e) {
-            metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not send session " + LogIds.shortForm(pending.sessionId())
-                    + " to " + pending.target().name() + ": " + e);
-            onDropped.accept(pending.sessionId(), pending.target().name());
-        }
-    }
-
-    private void sendInvalidation(Pending pending) {
-        try {
-            transport.send(pending.target(), WireCodec.encode(new Message.Invalidate(pending.sessionId())));
-        } catch (Throwable e) {
-            metrics.failed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not send the invalidation of session "
-                    + LogIds.shortForm(pending.sessionId()) + " to " + pending.target().name() + ": " + e);
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 final class ThreadCpu {
 
     /** Roles in report order, by the thread's name as the kernel keeps it (its first 15 characters). */
-    static final List<String> ROLES = List.of("HTTP (Tomcat NIO / Jetty qtp)", "sessionrep sender threads",
+    static final List<String> ROLES = List.of("HTTP (Tomcat NIO / Jetty qtp)", "sessionrep sender and lane threads",
             "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other");
 
     /** The role of the JIT compiler threads (C1, C2). */
@@ -67,7 +67,7 @@ final class ThreadCpu {
         if (comm.startsWith("http-nio") || comm.startsWith("http-") || comm.startsWith("qtp")) {
             return ROLES.get(0);
         }
-        if (comm.startsWith("sessionrep-send")) {
+        if (comm.startsWith("sessionrep-send") || comm.startsWith("sessionrep-lane")) { // the async sender; the data lane's server
             return ROLES.get(1);
         }
         if (comm.startsWith("jgroups") || comm.startsWith("TQ-") || comm.startsWith("Connection") || comm.startsWith("TcpServer")

@@ -32,7 +32,8 @@ class OptionsTest {
         }
         assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("http-nio-127.0."));
         assertEquals("HTTP (Tomcat NIO / Jetty qtp)", ThreadCpu.role("qtp12345-17"));
-        assertEquals("sessionrep sender threads", ThreadCpu.role("sessionrep-send"));
+        assertEquals("sessionrep sender and lane threads", ThreadCpu.role("sessionrep-send"));
+        assertEquals("sessionrep sender and lane threads", ThreadCpu.role("sessionrep-lane")); // a data lane connection's thread (15 characters)
         assertEquals("GC", ThreadCpu.role("GC Thread#0"));
         assertEquals("JGroups", ThreadCpu.role("pd-bundler-7,se")); // JGroups 5.5 per-destination bundler, "other" before
     }

@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How many of each member's channel messages (one-way, requests, barriers: what its {@link OutboundQueues}
- * count as offered to this node) this node has handled, delivered or refused. The sync lane waits here until a
- * request's sender has had everything it sent before that request handled ({@link SyncLaneServer}).
+ * count as offered to this node) this node has handled, delivered or refused. The data lane waits here until a
+ * request's sender has had everything it sent before that request handled ({@link LaneServer}).
  */
 final class DeliveredCounts {
 

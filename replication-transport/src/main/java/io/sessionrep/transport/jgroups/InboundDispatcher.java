@@ -37,7 +37,7 @@ final class InboundDispatcher implements Receiver {
     private final Supplier<Membership> membership;
     private final NewcomerGate newcomers;
     private final Consumer<View> viewListener;
-    /** Null when this node has no sync lane: nobody waits for the counts then. */
+    /** Null when this node has no data lane: nobody waits for the counts then. */
     private final DeliveredCounts delivered;
 
     InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
@@ -71,7 +71,7 @@ final class InboundDispatcher implements Receiver {
         }
         switch (frame.kind()) {
             // one-way messages, requests and barriers are what the sender's OutboundQueues count: each is counted
-            // as handled once the core is done with it (or it was dropped), for the sync lane (DeliveredCounts)
+            // as handled once the core is done with it (or it was dropped), for the data lane (DeliveredCounts)
             case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> {
                 deliver(senderOf(source), frame);
                 handled(source);

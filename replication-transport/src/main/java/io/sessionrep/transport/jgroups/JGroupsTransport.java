@@ -3,7 +3,6 @@ package io.sessionrep.transport.jgroups;
 import io.sessionrep.core.WarningInterval;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
-import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.core.transport.ReplicationTransport;
@@ -26,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -95,6 +95,11 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     /** On close, how long queued outbound messages may take to reach the channel. */
     static final long CLOSE_DRAIN_MILLIS = 3_000;
+    /**
+     * How long the async sender waits for a member to handle a batch sent over the lane; past it the batch goes over
+     * the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
+     */
+    static final Duration ONE_WAYS_TIMEOUT = Duration.ofSeconds(1);
 
     private JChannel channel;
     private MessageReceiver receiver;
@@ -104,10 +109,10 @@ public final class JGroupsTransport implements ReplicationTransport {
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
     private final DeliveredCounts delivered = new DeliveredCounts();
-    /** The sync lane (sync mode, {@code sync-lane}, neither TLS nor jgroups-config); null without. */
-    private SyncLaneServer laneServer;
-    private SyncLaneClient laneClient;
-    private final Map<Address, SyncLaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
+    /** The data lane ({@code data-lane}, neither TLS nor jgroups-config); null without. */
+    private LaneServer laneServer;
+    private LaneClient laneClient;
+    private final Map<Address, LaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
 
     /** A transport for {@code config}; nothing is opened before {@link #start}. */
     public JGroupsTransport(ReplicationConfig config) {
@@ -147,7 +152,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             pending = new PendingRequests(timeoutThread, counters);
             try {
                 channel = created;
-                openSyncLane(receiver);
+                openLane(receiver);
                 channel.name(local.name());
                 channel.addAddressGenerator(new NodeIdentity(local, laneServer == null ? 0 : laneServer.port()));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
@@ -168,7 +173,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             }
             LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' with {2} at {3}{4}; members {5}",
                     local, config.clusterName(), JGroupsStacks.describe(config), boundAddress(),
-                    laneServer == null ? "" : ", sync lane on port " + laneServer.port()
+                    laneServer == null ? "" : ", data lane on port " + laneServer.port()
                             + (config.clusterKey() != null ? " (sealed by cluster-key)" : ""), members());
         }
     }
@@ -231,27 +236,70 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /**
-     * Over the sync lane when this node and {@code target} both have one ({@link SyncLaneClient}); null otherwise.
+     * Each member's messages together over the lane when this node and the member both have one and nothing else
+     * to that member is waiting to be sent (the async sender's batches: one write and one read on the calling
+     * thread, waiting at most {@link #ONE_WAYS_TIMEOUT} for the member to handle them); otherwise, and for what the
+     * lane does not take, as {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
+     */
+    @Override
+    public void sendAll(List<Outbound> messages) {
+        LaneClient client = laneClient;
+        if (client == null || messages.isEmpty()) {
+            ReplicationTransport.super.sendAll(messages);
+            return;
+        }
+        Map<Member, List<byte[]>> byTarget = new LinkedHashMap<>();
+        for (Outbound m : messages) {
+            byTarget.computeIfAbsent(m.target(), t -> new ArrayList<>()).add(m.message());
+        }
+        byTarget.forEach((target, list) -> sendAll(client, target, list));
+    }
+
+    private void sendAll(LaneClient client, Member target, List<byte[]> messages) {
+        Address address = running ? membership.addressOf(target) : null;
+        LaneClient.Endpoint endpoint = address == null ? null : laneEndpoint(address);
+        if (endpoint == null || endpoint.socket() == null) {
+            messages.forEach(m -> send(target, m));
+            return;
+        }
+        List<Outgoing> batch = new ArrayList<>(messages.size());
+        for (byte[] m : messages) {
+            batch.add(new Outgoing(WireFormat.message(address, Kind.ONE_WAY, 0, m), m.length, reason -> counters.sendDropped(), m));
+        }
+        Address self = channel.getAddress();
+        if (!outbound.sendOver(address, batch, client.room(),
+                (sentBefore, list, length) -> client.deliver(endpoint, self, sentBefore, list, length, ONE_WAYS_TIMEOUT))) {
+            batch.forEach(o -> enqueue(target, o.message()));
+        }
+    }
+
+    /** Where {@code address}'s lane listens (socket null: it has none); null while its physical address is unknown. */
+    private LaneClient.Endpoint laneEndpoint(Address address) {
+        LaneClient.Endpoint endpoint = laneEndpoints.get(address);
+        if (endpoint == null) {
+            endpoint = laneEndpointOf(address);
+            if (endpoint != null) {
+                laneEndpoints.put(address, endpoint);
+            }
+        }
+        return endpoint;
+    }
+
+    /**
+     * Over the data lane when this node and {@code target} both have one ({@link LaneClient}); null otherwise.
      * The target handles it once it has handled every channel message this node handed over for it before.
      */
     @Override
     public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
-        SyncLaneClient client = laneClient;
+        LaneClient client = laneClient;
         Membership view = membership;
         Address address = running && client != null ? view.addressOf(target) : null;
         if (address == null) {
             return null;
         }
-        SyncLaneClient.Endpoint endpoint = laneEndpoints.get(address);
-        if (endpoint == null) {
-            endpoint = laneEndpointOf(address);
-            if (endpoint == null) {
-                return null; // no lane there (or no physical address known yet)
-            }
-            laneEndpoints.put(address, endpoint);
-        }
-        if (endpoint.socket() == null) {
-            return null;
+        LaneClient.Endpoint endpoint = laneEndpoint(address);
+        if (endpoint == null || endpoint.socket() == null) {
+            return null; // no lane there (or no physical address known yet)
         }
         byte[] reply = client.exchange(endpoint, channel.getAddress(), outbound.offeredTo(address), message, timeout);
         if (reply != null) {
@@ -262,33 +310,33 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /** Where {@code member}'s lane listens: its physical IP and the port its address carries (none: socket null). */
-    private SyncLaneClient.Endpoint laneEndpointOf(Address member) {
+    private LaneClient.Endpoint laneEndpointOf(Address member) {
         int port = NodeIdentity.lanePortOf(member);
         if (port <= 0) {
-            return new SyncLaneClient.Endpoint(member, null);
+            return new LaneClient.Endpoint(member, null);
         }
         Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
         return physical instanceof IpAddress ip
-                ? new SyncLaneClient.Endpoint(member, new InetSocketAddress(ip.getIpAddress(), port)) : null;
+                ? new LaneClient.Endpoint(member, new InetSocketAddress(ip.getIpAddress(), port)) : null;
     }
 
-    /** Opens the sync lane's server socket when this node uses it; its port then travels in this node's address. */
-    private void openSyncLane(MessageReceiver receiver) throws IOException {
-        if (!config.syncLane() || config.replicationMode() != ReplicationMode.SYNC || config.tlsEnabled()
+    /** Opens the data lane's server socket when this node uses it; its port then travels in this node's address. */
+    private void openLane(MessageReceiver receiver) throws IOException {
+        if (!config.dataLane() || config.tlsEnabled()
                 || config.jgroupsConfig() != null) {
             return;
         }
         LaneFrames frames = new LaneFrames(config.clusterKey() == null ? null
                 : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName()));
         try {
-            laneServer = new SyncLaneServer(InetAddress.getByName(config.bindAddress()), config.syncLanePort(), frames,
+            laneServer = new LaneServer(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), frames,
                     receiver, () -> membership, () -> channel.getAddress(), delivered, counters, local.name());
         } catch (IOException e) {
-            throw new ConfigException("sync-lane-port", config.syncLanePort() + " on bind-address " + config.bindAddress()
+            throw new ConfigException("data-lane-port", config.dataLanePort() + " on bind-address " + config.bindAddress()
                     + " cannot be opened (" + e.getMessage() + "): choose a free port, 0 for any free port, or set"
-                    + " sync-lane=false");
+                    + " data-lane=false");
         }
-        laneClient = new SyncLaneClient(frames, counters);
+        laneClient = new LaneClient(frames, counters);
     }
 
     @Override
@@ -367,17 +415,23 @@ public final class JGroupsTransport implements ReplicationTransport {
         return channel;
     }
 
-    /** Closes this node's sync lane as if it had failed (tests): its connections drop, new ones are refused. */
-    void breakSyncLane() {
-        SyncLaneServer server = laneServer;
+    /** Closes this node's data lane as if it had failed (tests): its connections drop, new ones are refused. */
+    void breakLane() {
+        LaneServer server = laneServer;
         if (server != null) {
             server.close();
         }
     }
 
-    /** The port of this node's sync lane; 0 when it has none (async mode, sync-lane=false, TLS, jgroups-config). */
-    public int syncLanePort() {
-        SyncLaneServer server = laneServer;
+    /** The largest payload this node's lane client writes at once; 0 without a lane. */
+    int laneRoom() {
+        LaneClient client = laneClient;
+        return client == null ? 0 : client.room();
+    }
+
+    /** The port of this node's data lane; 0 when it has none (data-lane=false, TLS, jgroups-config). */
+    public int dataLanePort() {
+        LaneServer server = laneServer;
         return server == null ? 0 : server.port();
     }
 

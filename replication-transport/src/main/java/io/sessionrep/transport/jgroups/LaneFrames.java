@@ -8,16 +8,21 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * The sync lane's frames ({@link SyncLaneServer}, {@link SyncLaneClient}), each a 4-byte length and a body;
+ * The lane's frames ({@link LaneServer}, {@link LaneClient}), each a 4-byte length and a body;
  * with {@code cluster-key} every body is sealed as the channel's frames are ({@link SealedBytes}: authenticated,
  * fresh, accepted once), without it the body is plain, as the channel's is then.
  * <pre>
  * hello   = magic (4) | client address (16) | server address (16)         client to server, first
- * request = channel messages sent before (8) | wait millis (4) | payload    client to server
- * reply   = status (1) | payload                                           server to client
+ * request = channel messages sent before (8) | wait millis (4) | kind (1) | payload     client to server
+ * reply   = status (1) | payload                                                      server to client
  * </pre>
+ * A request of kind {@link #REQUEST} carries one message, which the core answers (a sync request end); one of
+ * kind {@link #ONE_WAYS} carries one-way messages, {@code count (4) | (length (4) | message) * count}, handled
+ * in order and answered with an empty {@link #REPLIED} once all are (the async sender's batch).
  * A length outside what the lane carries, a body that does not open or parse: {@link MalformedLaneFrame}, and
  * the connection is closed.
  */
@@ -25,9 +30,14 @@ final class LaneFrames {
 
     static final int MAGIC = 0x53524C31; // "SRL1"
     static final int HELLO_BYTES = 4 + 16 + 16;
-    static final int REQUEST_HEADER = 8 + 4;
-    /** The largest payload the lane carries; larger requests take the channel. */
-    static final int MAX_PAYLOAD = 64 * 1024;
+    static final int REQUEST_HEADER = 8 + 4 + 1;
+    static final byte REQUEST = 0;
+    static final byte ONE_WAYS = 1;
+    /**
+     * The largest payload a lane frame may carry; a client sends at most what its socket's send buffer holds
+     * ({@link LaneClient#room()}), larger messages take the channel.
+     */
+    static final int MAX_PAYLOAD = 1024 * 1024;
     /** A request sent its payload to the core, which answered (or returned nothing: {@link #NO_REPLY}). */
     static final byte REPLIED = 0;
     static final byte NO_REPLY = 1;
@@ -57,7 +67,37 @@ final class LaneFrames {
         }
     }
 
-    record Request(long sentBefore, int waitMillis, byte[] payload) {
+    record Request(long sentBefore, int waitMillis, byte kind, byte[] payload) {
+        /** The messages of a {@link #ONE_WAYS} request, in order. */
+        List<byte[]> oneWays() throws MalformedLaneFrame {
+            ByteBuffer b = ByteBuffer.wrap(payload);
+            if (b.remaining() < 4) {
+                throw new MalformedLaneFrame("one-way batch of " + payload.length + " bytes");
+            }
+            int count = b.getInt();
+            if (count < 0 || count > b.remaining() / 4) {
+                throw new MalformedLaneFrame("one-way batch claims " + count + " messages in " + payload.length + " bytes");
+            }
+            List<byte[]> messages = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                int length = b.remaining() >= 4 ? b.getInt() : -1;
+                if (length < 0 || length > b.remaining()) {
+                    throw new MalformedLaneFrame("one-way message " + i + " of " + length + " bytes, " + b.remaining() + " left");
+                }
+                byte[] message = new byte[length];
+                b.get(message);
+                messages.add(message);
+            }
+            if (b.hasRemaining()) {
+                throw new MalformedLaneFrame(b.remaining() + " bytes after the last one-way message");
+            }
+            return messages;
+        }
+    }
+
+    /** The payload size of a {@link #ONE_WAYS} request carrying messages of these sizes in all. */
+    static int oneWaysLength(int messages, long messageBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, 4 + 4L * messages + messageBytes);
     }
 
     record Reply(byte status, byte[] payload) {
@@ -78,7 +118,7 @@ final class LaneFrames {
     Hello readHello(DataInputStream in) throws IOException, MalformedLaneFrame {
         ByteBuffer b = ByteBuffer.wrap(readBody(in, HELLO_BYTES));
         if (b.remaining() != HELLO_BYTES || b.getInt() != MAGIC) {
-            throw new MalformedLaneFrame("not a sync lane hello");
+            throw new MalformedLaneFrame("not a data lane hello");
         }
         return new Hello(b.getLong(), b.getLong(), b.getLong(), b.getLong());
     }
@@ -88,12 +128,37 @@ final class LaneFrames {
             out.writeInt(REQUEST_HEADER + payload.length);
             out.writeLong(sentBefore);
             out.writeInt(waitMillis);
+            out.writeByte(REQUEST);
             out.write(payload);
             out.flush();
             return;
         }
         writeBody(out, ByteBuffer.allocate(REQUEST_HEADER + payload.length).putLong(sentBefore).putInt(waitMillis)
-                .put(payload).array());
+                .put(REQUEST).put(payload).array());
+    }
+
+    /** A {@link #ONE_WAYS} request; {@code payloadLength} is {@link #oneWaysLength} of the messages. */
+    void writeOneWays(DataOutputStream out, long sentBefore, int waitMillis, List<byte[]> messages, int payloadLength)
+            throws IOException {
+        if (sealer == null) { // written as it goes: no copy of the messages
+            out.writeInt(REQUEST_HEADER + payloadLength);
+            out.writeLong(sentBefore);
+            out.writeInt(waitMillis);
+            out.writeByte(ONE_WAYS);
+            out.writeInt(messages.size());
+            for (byte[] m : messages) {
+                out.writeInt(m.length);
+                out.write(m);
+            }
+            out.flush();
+            return;
+        }
+        ByteBuffer b = ByteBuffer.allocate(REQUEST_HEADER + payloadLength).putLong(sentBefore).putInt(waitMillis)
+                .put(ONE_WAYS).putInt(messages.size());
+        for (byte[] m : messages) {
+            b.putInt(m.length).put(m);
+        }
+        writeBody(out, b.array());
     }
 
     Request readRequest(DataInputStream in) throws IOException, MalformedLaneFrame {
@@ -104,9 +169,10 @@ final class LaneFrames {
             }
             long sentBefore = in.readLong();
             int wait = in.readInt();
+            byte kind = kind(in.readByte());
             byte[] payload = new byte[length - REQUEST_HEADER];
             in.readFully(payload);
-            return new Request(sentBefore, wait, payload);
+            return new Request(sentBefore, wait, kind, payload);
         }
         ByteBuffer b = ByteBuffer.wrap(readBody(in, REQUEST_HEADER + MAX_PAYLOAD));
         if (b.remaining() < REQUEST_HEADER) {
@@ -114,9 +180,17 @@ final class LaneFrames {
         }
         long sentBefore = b.getLong();
         int wait = b.getInt();
+        byte kind = kind(b.get());
         byte[] payload = new byte[b.remaining()];
         b.get(payload);
-        return new Request(sentBefore, wait, payload);
+        return new Request(sentBefore, wait, kind, payload);
+    }
+
+    private static byte kind(byte kind) throws MalformedLaneFrame {
+        if (kind != REQUEST && kind != ONE_WAYS) {
+            throw new MalformedLaneFrame("request of unknown kind " + kind);
+        }
+        return kind;
     }
 
     void writeReply(DataOutputStream out, byte status, byte[] payload) throws IOException {
@@ -134,7 +208,7 @@ final class LaneFrames {
     Reply readReply(DataInputStream in, int maxPayload) throws IOException, MalformedLaneFrame {
         byte[] body = readBody(in, 1 + maxPayload);
         if (body.length < 1 || body[0] < REPLIED || body[0] > NOT_HANDLED) {
-            throw new MalformedLaneFrame("not a sync lane reply");
+            throw new MalformedLaneFrame("not a data lane reply");
         }
         byte[] payload = new byte[body.length - 1];
         System.arraycopy(body, 1, payload, 0, payload.length);

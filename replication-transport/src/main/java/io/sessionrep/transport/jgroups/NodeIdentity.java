@@ -17,7 +17,7 @@ final class NodeIdentity implements AddressGenerator {
 
     static final String NAME_KEY = "sessionrep.name";
     static final String MACHINE_KEY = "sessionrep.machine-id";
-    /** The port of the node's sync lane ({@link SyncLaneServer}), when it has one. */
+    /** The port of the node's data lane ({@link LaneServer}), when it has one. */
     static final String LANE_PORT_KEY = "sessionrep.lane-port";
     /** Machine id shown for an address that does not carry one (not a sessionrep node). */
     static final String UNKNOWN_MACHINE = "unknown";
@@ -25,7 +25,7 @@ final class NodeIdentity implements AddressGenerator {
     private final Member local;
     private final int lanePort;
 
-    /** {@code lanePort}: 0 when this node has no sync lane. */
+    /** {@code lanePort}: 0 when this node has no data lane. */
     NodeIdentity(Member local, int lanePort) {
         this.local = local;
         this.lanePort = lanePort;
@@ -51,7 +51,7 @@ final class NodeIdentity implements AddressGenerator {
         return address;
     }
 
-    /** The sync lane port {@code address} carries; 0 when none (or not a number from 1 to 65535). */
+    /** The data lane port {@code address} carries; 0 when none (or not a number from 1 to 65535). */
     static int lanePortOf(Address address) {
         if (address instanceof ExtendedUUID uuid) {
             byte[] port = uuid.get(LANE_PORT_KEY);

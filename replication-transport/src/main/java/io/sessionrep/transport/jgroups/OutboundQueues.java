@@ -5,6 +5,8 @@ import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.protocols.UFC;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
@@ -35,8 +37,23 @@ final class OutboundQueues {
 
     private static final System.Logger LOG = System.getLogger(OutboundQueues.class.getName());
 
-    /** A frame waiting to be sent; {@code onFailure} is told if it never goes out. */
-    record Outgoing(Message message, int payloadBytes, Consumer<String> onFailure) {
+    /**
+     * A frame waiting to be sent; {@code onFailure} is told if it never goes out. {@code oneWay} is the core's
+     * message of a one-way frame, which a {@link OneWayPath} may carry instead (null for other frames).
+     */
+    record Outgoing(Message message, int payloadBytes, Consumer<String> onFailure, byte[] oneWay) {
+        Outgoing(Message message, int payloadBytes, Consumer<String> onFailure) {
+            this(message, payloadBytes, onFailure, null);
+        }
+    }
+
+    /** A path of the transport's own to one member for one-way messages ({@link LaneClient#deliver}). */
+    interface OneWayPath {
+        /**
+         * Delivers {@code messages} in one frame, on this thread, after the {@code sentBefore} channel messages
+         * sent to that member before. False if it did not (they may have been handled there or not).
+         */
+        boolean deliver(long sentBefore, List<byte[]> messages, int payloadLength);
     }
 
     private final JChannel channel;
@@ -68,6 +85,18 @@ final class OutboundQueues {
     String offer(Outgoing outgoing) {
         Address destination = outgoing.message().getDest();
         return lanes.computeIfAbsent(destination, Lane::new).offer(outgoing);
+    }
+
+    /**
+     * Sends {@code batch}, one-way frames to {@code destination}, on this thread over {@code path} when the
+     * destination's queue is idle: in frames of at most {@code room} bytes, each after the channel
+     * messages sent before it; a message too large for the path, and a frame the path did not deliver, go over the
+     * channel in their place, so the order of everything sent to the destination is kept.
+     *
+     * @return false, having sent nothing, when the queue is busy (messages wait in it): the caller {@link #offer}s them
+     */
+    boolean sendOver(Address destination, List<Outgoing> batch, int room, OneWayPath path) {
+        return lanes.computeIfAbsent(destination, Lane::new).sendOver(batch, room, path);
     }
 
     /**
@@ -124,6 +153,8 @@ final class OutboundQueues {
         private final AtomicBoolean scheduled = new AtomicBoolean();
         /** Counted before a message joins the queue (or is sent), so a count read covers every message queued before. */
         private final AtomicLong offered = new AtomicLong();
+        /** Messages handed to the channel; only the thread holding the lane changes it, so it reads it exactly. */
+        private final AtomicLong handed = new AtomicLong();
         private volatile String closedBecause;
 
         Lane(Address destination) {
@@ -153,6 +184,70 @@ final class OutboundQueues {
                 schedule();
             }
             return null;
+        }
+
+        boolean sendOver(List<Outgoing> batch, int room, OneWayPath path) {
+            if (closedBecause != null || !queue.isEmpty() || !scheduled.compareAndSet(false, true)) {
+                return false;
+            }
+            try {
+                List<Outgoing> frame = new ArrayList<>();
+                long frameBytes = 0;
+                for (int i = 0; i < batch.size(); i++) {
+                    Outgoing next = batch.get(i);
+                    byte[] m = next.oneWay();
+                    boolean fits = m != null && LaneFrames.oneWaysLength(1, m.length) <= room;
+                    if (!fits || LaneFrames.oneWaysLength(frame.size() + 1, frameBytes + m.length) > room) {
+                        if (!deliver(frame, frameBytes, path)) {
+                            queueInOrder(frame);
+                            queueInOrder(batch.subList(i, batch.size()));
+                            return true;
+                        }
+                        frame.clear();
+                        frameBytes = 0;
+                    }
+                    if (fits) {
+                        frame.add(next);
+                        frameBytes += m.length;
+                    } else if (hasCredits(destination, next.message().getLength())) {
+                        offered.incrementAndGet();
+                        send(next);
+                    } else { // this thread must not wait for credits: a lane thread sends it and what follows
+                        queueInOrder(batch.subList(i, batch.size()));
+                        return true;
+                    }
+                }
+                if (!deliver(frame, frameBytes, path)) {
+                    queueInOrder(frame);
+                }
+                return true;
+            } finally {
+                release(); // a lane thread sends over the channel whatever was queued
+            }
+        }
+
+        /** One frame over the path; false if the path did not deliver it (nothing, some or all of it handled there). */
+        private boolean deliver(List<Outgoing> frame, long frameBytes, OneWayPath path) {
+            if (frame.isEmpty()) {
+                return true;
+            }
+            List<byte[]> messages = new ArrayList<>(frame.size());
+            frame.forEach(o -> messages.add(o.oneWay()));
+            if (closedBecause == null
+                    && path.deliver(handed.get(), messages, LaneFrames.oneWaysLength(messages.size(), frameBytes))) {
+                messages.forEach(m -> counters.sent(m.length));
+                return true;
+            }
+            return false;
+        }
+
+        /** Queues messages for the channel while this thread holds the lane (so nothing else is sent meanwhile). */
+        private void queueInOrder(List<Outgoing> messages) {
+            for (Outgoing o : messages) {
+                offered.incrementAndGet();
+                queuedBytes.addAndGet(o.message().getLength());
+                queue.add(o);
+            }
         }
 
         boolean idle() {
@@ -214,6 +309,7 @@ final class OutboundQueues {
         private boolean send(Outgoing outgoing) {
             try {
                 channel.send(outgoing.message());
+                handed.incrementAndGet();
                 counters.sent(outgoing.payloadBytes());
                 return true;
             } catch (Exception e) {

@@ -75,21 +75,21 @@ public final class TransportCounters {
     /** Messages of such a node dropped because the held messages reached their bound in bytes. */
     public long heldDropped() { return heldDropped.sum(); }
 
-    /** Requests sent and answered over the sync lane ({@link SyncLaneClient}), counted also in messages sent. */
+    /** Requests sent and answered over the data lane ({@link LaneClient}), counted also in messages sent. */
     public long laneExchanges() { return laneExchanges.sum(); }
     /**
-     * Sync lane requests this node answered "not handled": the sender's earlier channel messages had not all been
+     * Data lane requests this node answered "not handled": the sender's earlier channel messages had not all been
      * handled here within the wait (the sender then used the channel).
      */
     public long laneNotHandled() { return laneNotHandled.sum(); }
     /**
-     * Sync lane connections this node closed as hostile or broken: a frame too long, not authentic
+     * Data lane connections this node closed as hostile or broken: a frame too long, not authentic
      * ({@code cluster-key}) or malformed (logged as a warning at most once a minute), more connections than the
      * lane takes, or a hello naming no member of this node's view (also a node that has just joined, before the
      * view holds it; not logged above DEBUG).
      */
     public long laneRefused() { return laneRefused.sum(); }
-    /** Times this node left a member's sync lane for the channel a while (not reachable, or behind). */
+    /** Times this node left a member's data lane for the channel a while (not reachable, or behind). */
     public long lanePauses() { return lanePauses.sum(); }
 
     void sent(int bytes) { messagesSent.increment(); bytesSent.add(bytes); }
@@ -119,7 +119,7 @@ public final class TransportCounters {
                 + "/received " + repliesReceived() + ", dropped " + sendsDropped() + ", timed out "
                 + requestsTimedOut() + ", failed " + requestsFailed() + ", receiver failures " + receiverFailures()
                 + ", malformed " + malformedFrames() + ", held for a view " + heldForView() + " (in vain "
-                + heldInVain() + ", dropped " + heldDropped() + "), sync lane " + laneExchanges() + " (not handled "
+                + heldInVain() + ", dropped " + heldDropped() + "), data lane " + laneExchanges() + " (not handled "
                 + laneNotHandled() + ", refused " + laneRefused() + ", paused " + lanePauses() + ")";
     }
 }

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The sync lane between two real transports on 127.0.0.1: requests answered on the caller's thread, handled
+ * The data lane between two real transports on 127.0.0.1: requests answered on the caller's thread, handled
  * after the channel messages sent before them, left to the channel when it is behind, and hostile connections
  * refused and counted while the lane keeps serving.
  */
@@ -66,7 +66,7 @@ class SyncLaneTest {
         RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> ("ack " + new String(m, StandardCharsets.UTF_8))
                 .getBytes(StandardCharsets.UTF_8));
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
-        assertTrue(p.b().syncLanePort() > 0, "a sync node opens its lane");
+        assertTrue(p.b().dataLanePort() > 0, "a sync node opens its lane");
 
         byte[] reply = p.a().requestOnCallerThread(other(p.a()), "update 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
 
@@ -148,7 +148,7 @@ class SyncLaneTest {
     void hostileConnectionsAreRefusedAndCountedAndTheLaneKeepsServing() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
-        int port = p.b().syncLanePort();
+        int port = p.b().dataLanePort();
 
         try (Socket s = new Socket(TestNodes.LOOPBACK, port)) { // a length far beyond what the lane carries
             new DataOutputStream(s.getOutputStream()).writeInt(Integer.MAX_VALUE);
@@ -175,7 +175,7 @@ class SyncLaneTest {
 
         org.jgroups.Address aAddress = p.a().channel().getAddress();
         org.jgroups.Address bAddress = p.b().channel().getAddress();
-        try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().syncLanePort())) { // a's true identity, but not sealed
+        try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // a's true identity, but not sealed
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
             new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
             new LaneFrames(null).writeRequest(out, 0, 100, new byte[]{66});
@@ -187,8 +187,8 @@ class SyncLaneTest {
 
     @Test
     void aNodeWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
-        TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.syncLane(false));
-        assertEquals(0, p.b().syncLanePort());
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.dataLane(false));
+        assertEquals(0, p.b().dataLanePort());
         assertNull(p.a().requestOnCallerThread(other(p.a()), new byte[]{1}, TIMEOUT));
     }
 }

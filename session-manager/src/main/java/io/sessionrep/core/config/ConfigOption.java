@@ -38,12 +38,13 @@ public enum ConfigOption {
     SYNC_TIMEOUT("sync-timeout", Layer.CORE,
             OptionSpec.duration(60, "500ms").byDefault(Duration.ofMillis(500)),
             "how long a sync request waits for a backup's acknowledgement; then it proceeds (counted)"),
-    SYNC_LANE("sync-lane", Layer.TRANSPORT, OptionSpec.bool().byDefault(true),
-            "sync mode: each request's update to its first backup goes over a TCP connection of its own beside the"
-                    + " channel (one write, one read on the request thread); false, or with TLS or jgroups-config: the channel"),
-    SYNC_LANE_PORT("sync-lane-port", Layer.STACK, OptionSpec.integer(0, 65535).byDefault(0)
+    DATA_LANE("data-lane", Layer.TRANSPORT, OptionSpec.bool().byDefault(true),
+            "session updates go to backups over a TCP connection of their own beside the channel (sync: the update to"
+                    + " the first backup, written and read by the request thread; async: each batch, by the sender thread);"
+                    + " false, or with TLS or jgroups-config: the channel carries them"),
+    DATA_LANE_PORT("data-lane-port", Layer.STACK, OptionSpec.integer(0, 65535).byDefault(0)
             .documentedDefault("0 (auto: a free port)").shownAs(p -> p == 0 ? "0 (auto)" : null),
-            "port of the sync lane on bind-address (open it between nodes like bind-port)"),
+            "port of the data lane on bind-address (open it between nodes like bind-port)"),
     OWNERSHIP_TIMEOUT("ownership-timeout", Layer.CORE,
             OptionSpec.duration(60, "5s").byDefault(Duration.ofSeconds(5)),
             "how long a request waits for another live node to hand the session over; then 503"),

@@ -25,8 +25,8 @@ import static io.sessionrep.core.config.ConfigOption.PEERS;
 import static io.sessionrep.core.config.ConfigOption.REPLICATION_MODE;
 import static io.sessionrep.core.config.ConfigOption.REPLICATION_TRIGGER;
 import static io.sessionrep.core.config.ConfigOption.SERIALIZATION_ALLOWLIST;
-import static io.sessionrep.core.config.ConfigOption.SYNC_LANE;
-import static io.sessionrep.core.config.ConfigOption.SYNC_LANE_PORT;
+import static io.sessionrep.core.config.ConfigOption.DATA_LANE;
+import static io.sessionrep.core.config.ConfigOption.DATA_LANE_PORT;
 import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.OWNERSHIP_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.INSECURE_CLUSTER;
@@ -143,11 +143,11 @@ public final class ReplicationConfig {
      */
     public Duration syncTimeout() { return get(SYNC_TIMEOUT); }
 
-    /** {@code sync-lane}: sync request ends send over a connection of their own (not with TLS or jgroups-config). */
-    public boolean syncLane() { return get(SYNC_LANE); }
+    /** {@code data-lane}: sync request ends send over a connection of their own (not with TLS or jgroups-config). */
+    public boolean dataLane() { return get(DATA_LANE); }
 
-    /** {@code sync-lane-port}: 0 picks a free port. */
-    public int syncLanePort() { return get(SYNC_LANE_PORT); }
+    /** {@code data-lane-port}: 0 picks a free port. */
+    public int dataLanePort() { return get(DATA_LANE_PORT); }
 
     /**
      * {@code ownership-timeout}: how long a request for a session owned by another live node waits for that
@@ -424,8 +424,8 @@ public final class ReplicationConfig {
         public Builder nodeName(String v) { return set(NODE_NAME, v); }
         public Builder replicationMode(ReplicationMode v) { return set(REPLICATION_MODE, v); }
         public Builder syncTimeout(Duration v) { return set(SYNC_TIMEOUT, v); }
-        public Builder syncLane(boolean v) { return set(SYNC_LANE, v); }
-        public Builder syncLanePort(int v) { return set(SYNC_LANE_PORT, v); }
+        public Builder dataLane(boolean v) { return set(DATA_LANE, v); }
+        public Builder dataLanePort(int v) { return set(DATA_LANE_PORT, v); }
         public Builder ownershipTimeout(Duration v) { return set(OWNERSHIP_TIMEOUT, v); }
         public Builder replicationTrigger(ReplicationTrigger v) { return set(REPLICATION_TRIGGER, v); }
         public Builder writeQuota(int v) { return set(WRITE_QUOTA, v); }

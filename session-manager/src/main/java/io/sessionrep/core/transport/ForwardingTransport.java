@@ -41,6 +41,15 @@ public class ForwardingTransport implements ReplicationTransport {
         delegate.send(target, message);
     }
 
+    /**
+     * Each message through {@link #send}, so that a subclass that changes {@code send} sees every one; one that
+     * keeps the delegate's batch path overrides this.
+     */
+    @Override
+    public void sendAll(List<Outbound> messages) {
+        ReplicationTransport.super.sendAll(messages);
+    }
+
     @Override
     public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
         return delegate.request(target, message, timeout);

@@ -33,6 +33,22 @@ public interface ReplicationTransport extends AutoCloseable {
     /** One-way message to one member. Silently dropped if {@code target} is no longer a member. */
     void send(Member target, byte[] message);
 
+    /** One one-way message for one member, as {@link #sendAll} takes them. */
+    record Outbound(Member target, byte[] message) {
+    }
+
+    /**
+     * One-way messages, each as {@link #send} would send it, in list order per member. A transport with a path
+     * of its own to a member may carry that member's messages together, on the calling thread, and wait (a bounded
+     * time) until the member has handled them, instead of handing them to other threads: the async sender, a
+     * thread of its own, sends its batches here. Request threads use {@link #send}.
+     */
+    default void sendAll(List<Outbound> messages) {
+        for (Outbound m : messages) {
+            send(m.target(), m.message());
+        }
+    }
+
     /** Request to one member; completes with the bytes its receiver returned. */
     CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout);
 

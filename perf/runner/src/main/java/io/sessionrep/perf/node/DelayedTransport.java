@@ -32,7 +32,7 @@ final class DelayedTransport extends ForwardingTransport {
     }
 
     /**
-     * The sync lane bypasses the channel and its delay: the round trip pays it here, twice, before the exchange
+     * The data lane bypasses the channel and its delay: the round trip pays it here, twice, before the exchange
      * (on the request thread, which waits for the acknowledgement anyway).
      */
     @Override

@@ -31,6 +31,18 @@ public final class DroppingTransport extends ForwardingTransport {
         }
     }
 
+    /** The filter sees each message once; the kept ones go on together, over the delegate's own batch path. */
+    @Override
+    public void sendAll(java.util.List<Outbound> messages) {
+        java.util.List<Outbound> kept = new java.util.ArrayList<>(messages.size());
+        for (Outbound m : messages) {
+            if (!drop.test(m.target(), m.message())) {
+                kept.add(m);
+            }
+        }
+        delegate().sendAll(kept);
+    }
+
     @Override
     public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
         if (drop.test(target, message)) {

@@ -20,29 +20,31 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The backup's end of the sync lane: accepts connections from members' {@link SyncLaneClient}s and, on one
+ * The backup's end of the data lane: accepts connections from members' {@link LaneClient}s and, on one
  * thread per connection, reads a request, waits until the channel messages its sender sent before it were
- * handled here ({@link DeliveredCounts}), hands it to the core and writes the core's reply. Sync request ends
- * then cost one write and one read on each side, where the channel's round trip crosses a bundler thread on
- * each node and a pool thread on the backup.
+ * handled here ({@link DeliveredCounts}), hands it to the core and writes the core's reply (a batch of one-way
+ * messages: hands each to the core in order, then answers that it did). An update then costs one write and one
+ * read on each side, where over the channel it crosses a bundler thread on the sender and a reader and a pool
+ * thread on the receiver, and every protocol of the stack.
  *
  * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections at once (more are closed at once); a connection
  * must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS} without
  * a request; a hello from an address that is not a member of this node's view, a frame longer than the lane
  * carries, or one that does not open ({@code cluster-key}) or parse closes the connection and is counted
  * ({@link TransportCounters#laneRefused()}). The wait for the channel is bounded by what the request allows
- * (half the client's sync-timeout); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
+ * (half the client's sync-timeout; {@link LaneClient#ONE_WAYS_CHANNEL_WAIT_MILLIS} for a batch); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
  * the client sends it over the channel.
  */
-final class SyncLaneServer implements AutoCloseable {
+final class LaneServer implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(SyncLaneServer.class.getName());
+    private static final System.Logger LOG = System.getLogger(LaneServer.class.getName());
 
     static final int MAX_CONNECTIONS = 64;
     static final int HELLO_TIMEOUT_MILLIS = 5_000;
@@ -63,7 +65,7 @@ final class SyncLaneServer implements AutoCloseable {
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
     private volatile boolean closed;
 
-    SyncLaneServer(InetAddress bind, int port, LaneFrames frames, MessageReceiver receiver, Supplier<Membership> membership,
+    LaneServer(InetAddress bind, int port, LaneFrames frames, MessageReceiver receiver, Supplier<Membership> membership,
                    Supplier<Address> self, DeliveredCounts delivered, TransportCounters counters, String localName)
             throws IOException {
         this.server = new ServerSocket(port, 128, bind);
@@ -95,7 +97,7 @@ final class SyncLaneServer implements AutoCloseable {
                 socket = server.accept();
             } catch (IOException e) {
                 if (!closed) {
-                    LOG.log(System.Logger.Level.WARNING, "sync lane of " + localName + " stopped accepting: " + e);
+                    LOG.log(System.Logger.Level.WARNING, "data lane of " + localName + " stopped accepting: " + e);
                 }
                 return;
             }
@@ -122,7 +124,7 @@ final class SyncLaneServer implements AutoCloseable {
             if (sender == null) {
                 // also a node that has just joined, before this node's view holds it: it takes the channel meanwhile
                 counters.countLaneRefused();
-                LOG.log(System.Logger.Level.DEBUG, () -> "sync lane of " + localName + " closed a connection from "
+                LOG.log(System.Logger.Level.DEBUG, () -> "data lane of " + localName + " closed a connection from "
                         + socket.getRemoteSocketAddress() + ": its hello names no member of this node's view, or not this node");
                 return;
             }
@@ -133,10 +135,18 @@ final class SyncLaneServer implements AutoCloseable {
                 if (member == null) {
                     return; // left the view: its requests are refused (it gets no reply and times out or falls back)
                 }
+                List<byte[]> oneWays = request.kind() == LaneFrames.ONE_WAYS ? request.oneWays() : null;
                 int wait = Math.max(0, Math.min(request.waitMillis(), MAX_WAIT_MILLIS));
                 if (!delivered.await(sender, request.sentBefore(), wait)) {
                     counters.countLaneNotHandled();
                     frames.writeReply(out, LaneFrames.NOT_HANDLED, null);
+                    continue;
+                }
+                if (oneWays != null) {
+                    for (byte[] message : oneWays) {
+                        handOver(member, message);
+                    }
+                    frames.writeReply(out, LaneFrames.REPLIED, null);
                     continue;
                 }
                 counters.received(request.payload().length);
@@ -145,7 +155,7 @@ final class SyncLaneServer implements AutoCloseable {
                     reply = receiver.onMessage(member, request.payload());
                 } catch (RuntimeException e) {
                     counters.receiverFailed();
-                    LOG.log(System.Logger.Level.WARNING, "the receiver failed on a sync lane request from " + member
+                    LOG.log(System.Logger.Level.WARNING, "the receiver failed on a data lane request from " + member
                             + "; the transport keeps running", e);
                     reply = null;
                 }
@@ -159,12 +169,24 @@ final class SyncLaneServer implements AutoCloseable {
         } catch (SocketTimeoutException | EOFException | SocketException e) {
             // idle, closed by the client, or this lane closing
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "sync lane connection closed: " + e);
+            LOG.log(System.Logger.Level.DEBUG, () -> "data lane connection closed: " + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             open.remove(socket);
             connections.decrementAndGet();
+        }
+    }
+
+    /** One one-way message of a batch to the core, in order; what it answers is not asked for. */
+    private void handOver(Member member, byte[] message) {
+        counters.received(message.length);
+        try {
+            receiver.onMessage(member, message);
+        } catch (RuntimeException e) {
+            counters.receiverFailed();
+            LOG.log(System.Logger.Level.WARNING, "the receiver failed on a one-way message from " + member
+                    + " over the lane; the transport keeps running", e);
         }
     }
 
@@ -185,7 +207,7 @@ final class SyncLaneServer implements AutoCloseable {
     private void refuse(Socket socket, String why) {
         counters.countLaneRefused();
         if (refusalWarning.due()) {
-            LOG.log(System.Logger.Level.WARNING, "sync lane of " + localName + " closed a connection from "
+            LOG.log(System.Logger.Level.WARNING, "data lane of " + localName + " closed a connection from "
                     + socket.getRemoteSocketAddress() + ": " + why + " (counted in laneRefused; logged at most once a minute)");
         }
         LaneFrames.closeQuietly(socket);

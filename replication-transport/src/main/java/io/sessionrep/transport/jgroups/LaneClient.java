@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,32 +23,42 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The primary's end of the sync lane: connections to each member's {@link SyncLaneServer}, kept idle between
+ * The primary's end of the data lane: connections to each member's {@link LaneServer}, kept idle between
  * uses, at most {@link #MAX_CONNECTIONS_PER_MEMBER} per member. A sync request end takes one, writes its update
- * and reads the acknowledgement on its own thread.
+ * and reads the acknowledgement on its own thread ({@link #exchange}); the async sender takes one per backup,
+ * writes its batch for that backup and reads the answer that the backup has handled it ({@link #deliver}).
  *
- * <p>Never blocked without bound: a write of at most {@link LaneFrames#MAX_PAYLOAD} bytes goes into a socket
- * send buffer that holds at least that much and is empty (the previous exchange on the connection read its
+ * <p>Never blocked without bound: a write of at most {@link #room()} bytes goes into a socket send buffer that
+ * holds at least that much and is empty (the previous exchange on the connection read its
  * reply, so the server had read the whole request), and the read of the reply waits at most the request's
  * time-out; a connection that times out or fails is closed. A member whose lane does not accept a connection
  * (within {@link #CONNECT_TIMEOUT_MILLIS}) is left to the channel for {@link #UNREACHABLE_RETRY_AFTER_MILLIS};
  * one for {@link #RETRY_AFTER_MILLIS} whose lane answered that the channel was behind
  * ({@link LaneFrames#NOT_HANDLED}), since that stays so until the channel catches up, and one where an exchange
- * failed (its update is sent again over the channel by the caller).
+ * failed (its update is sent again over the channel by the caller); one that did not answer a batch within its
+ * time-out for {@link #UNREACHABLE_RETRY_AFTER_MILLIS}.
  */
-final class SyncLaneClient implements AutoCloseable {
+final class LaneClient implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(SyncLaneClient.class.getName());
+    private static final System.Logger LOG = System.getLogger(LaneClient.class.getName());
 
     static final int MAX_CONNECTIONS_PER_MEMBER = 16;
     static final long RETRY_AFTER_MILLIS = 5_000;
     /** A member whose lane port does not accept a connection is left to the channel this long. */
     static final long UNREACHABLE_RETRY_AFTER_MILLIS = 30_000;
+    /**
+     * How long a backup may wait for this node's earlier channel messages before it handles a one-way batch; past
+     * it the batch takes the channel (behind them) and the lane rests {@link #RETRY_AFTER_MILLIS}.
+     */
+    static final int ONE_WAYS_CHANNEL_WAIT_MILLIS = 100;
     /** At most this, and at most half the request's time-out (the rest is for the channel if it fails). */
     static final int CONNECT_TIMEOUT_MILLIS = 200;
     /** Idle connections older than this are closed rather than used (the server closes them after its idle time-out). */
-    static final long IDLE_MILLIS = SyncLaneServer.IDLE_TIMEOUT_MILLIS / 2;
-    private static final int SEND_BUFFER = 4 * LaneFrames.MAX_PAYLOAD;
+    static final long IDLE_MILLIS = LaneServer.IDLE_TIMEOUT_MILLIS / 2;
+    /** What the client asks of each socket's send buffer; the kernel may grant less ({@code net.core.wmem_max}). */
+    private static final int SEND_BUFFER = LaneFrames.MAX_PAYLOAD + 1024;
+    /** Below this much room the lane is not used at all. */
+    private static final int MIN_ROOM = 16 * 1024;
 
     /** Where a member's lane listens. */
     record Endpoint(Address member, InetSocketAddress socket) {
@@ -56,11 +67,39 @@ final class SyncLaneClient implements AutoCloseable {
     private final LaneFrames frames;
     private final TransportCounters counters;
     private final Map<Address, Pool> pools = new ConcurrentHashMap<>();
+    private final int room;
     private volatile boolean closed;
 
-    SyncLaneClient(LaneFrames frames, TransportCounters counters) {
+    LaneClient(LaneFrames frames, TransportCounters counters) {
         this.frames = frames;
         this.counters = counters;
+        this.room = grantedRoom();
+        if (room < MIN_ROOM) {
+            LOG.log(System.Logger.Level.WARNING, "the lane is not used: a socket's send buffer holds " + room
+                    + " bytes here (net.core.wmem_max), under the " + MIN_ROOM + " it needs");
+        }
+    }
+
+    /**
+     * The largest request payload this client sends: what one write puts into an empty send buffer without waiting,
+     * as granted by the kernel (on Linux {@code net.core.wmem_max}, 212,992 bytes by default; Linux reports twice
+     * the size asked for, the other half being its bookkeeping), at most {@link LaneFrames#MAX_PAYLOAD}.
+     */
+    int room() {
+        return room >= MIN_ROOM ? room : 0;
+    }
+
+    private static int grantedRoom() {
+        try (Socket probe = new Socket()) {
+            probe.setSendBufferSize(SEND_BUFFER);
+            return roomOf(probe);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static int roomOf(Socket socket) throws IOException {
+        return Math.min(LaneFrames.MAX_PAYLOAD, socket.getSendBufferSize() / 2 - 1024);
     }
 
     /**
@@ -72,9 +111,50 @@ final class SyncLaneClient implements AutoCloseable {
      */
     byte[] exchange(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
             throws TimeoutException {
-        if (closed || payload.length > LaneFrames.MAX_PAYLOAD) {
+        if (closed || payload.length > room()) {
             return null;
         }
+        Reply reply = roundTrip(target, self, timeout,
+                (out, millis) -> frames.writeRequest(out, sentBefore, millis / 2, payload));
+        return reply == null ? null : reply.payload();
+    }
+
+    /**
+     * Sends one-way {@code messages} to {@code target} in one frame and waits on this thread until it has handled
+     * them all. Never throws: false when they were not sent, not handled (the channel was behind), or when the
+     * exchange failed or timed out, in which case the target may have handled some or all of them; the caller
+     * then sends them over the channel (an update the target already holds is ignored there).
+     *
+     * @param payloadLength {@link LaneFrames#oneWaysLength} of the messages, at most {@link #room()}
+     */
+    boolean deliver(Endpoint target, Address self, long sentBefore, List<byte[]> messages, int payloadLength,
+                    Duration timeout) {
+        if (closed || payloadLength > room()) {
+            return false;
+        }
+        try {
+            return roundTrip(target, self, timeout, (out, millis) -> frames.writeOneWays(out, sentBefore,
+                    Math.min(millis / 2, ONE_WAYS_CHANNEL_WAIT_MILLIS), messages, payloadLength)) != null;
+        } catch (TimeoutException e) {
+            // a backup that does not answer in time (stopped, or stuck on a session): its next batches take the channel
+            // for as long as an unreachable one's, rather than holding the async sender that long every few seconds
+            Pool pool = pools.get(target.member());
+            if (pool != null) {
+                pool.pauseFor(UNREACHABLE_RETRY_AFTER_MILLIS, e.getMessage());
+            }
+            return false;
+        } catch (TransportException e) {
+            return false; // paused already
+        }
+    }
+
+    /** Writes a request. */
+    private interface RequestWriter {
+        void write(DataOutputStream out, int millis) throws IOException;
+    }
+
+    /** One exchange on a pooled connection: the reply (status {@link LaneFrames#REPLIED}), or null if not handled. */
+    private Reply roundTrip(Endpoint target, Address self, Duration timeout, RequestWriter request) throws TimeoutException {
         long started = System.nanoTime();
         Pool pool = pools.computeIfAbsent(target.member(), a -> new Pool());
         Connection c = pool.take(target, self, timeout);
@@ -84,30 +164,31 @@ final class SyncLaneClient implements AutoCloseable {
         long millis = Math.max(1, timeout.toMillis() - (System.nanoTime() - started) / 1_000_000); // after a connect
         boolean reusable = false;
         try {
-            c.socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, millis));
-            frames.writeRequest(c.out, sentBefore, (int) Math.min(Integer.MAX_VALUE, millis / 2), payload);
+            int wait = (int) Math.min(Integer.MAX_VALUE, millis);
+            c.socket.setSoTimeout(wait);
+            request.write(c.out, wait);
             Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
             reusable = true;
             return switch (reply.status()) {
                 case LaneFrames.REPLIED -> {
                     counters.laneExchanged();
-                    yield reply.payload();
+                    yield reply;
                 }
                 case LaneFrames.NOT_HANDLED -> {
                     pool.pauseFor(RETRY_AFTER_MILLIS, "its lane answered that this node's channel messages were not handled"
-                            + " there within half the sync-timeout");
+                            + " there within half the time the exchange allowed");
                     yield null;
                 }
                 default -> throw new TransportException("the receiver at " + target.member() + " returned no reply");
             };
         } catch (SocketTimeoutException e) {
             counters.requestTimedOut();
-            throw new TimeoutException("no reply on the sync lane from " + target.member() + " within " + millis + " ms");
+            throw new TimeoutException("no reply on the lane from " + target.member() + " within " + millis + " ms");
         } catch (IOException | MalformedLaneFrame e) {
             counters.requestFailed();
             // e.g. closed at once by a lane that has as many connections as it takes: do not try again per request
             pool.pauseFor(RETRY_AFTER_MILLIS, "an exchange failed (" + e + ")");
-            throw new TransportException("sync lane to " + target.member() + " failed: " + e, e);
+            throw new TransportException("lane to " + target.member() + " failed: " + e, e);
         } finally {
             if (reusable && !closed) {
                 pool.giveBack(c);
@@ -182,7 +263,7 @@ final class SyncLaneClient implements AutoCloseable {
             pausedUntil = System.currentTimeMillis() + millis;
             counters.lanePaused();
             if (wasRunning) {
-                LOG.log(System.Logger.Level.INFO, "sync lane: " + why + "; sync updates to that member take the channel"
+                LOG.log(System.Logger.Level.INFO, "data lane: " + why + "; updates to that member take the channel"
                         + " for " + millis / 1000 + " s");
             }
         }
@@ -207,9 +288,9 @@ final class SyncLaneClient implements AutoCloseable {
                 socket.setTcpNoDelay(true);
                 socket.setSendBufferSize(SEND_BUFFER);
                 socket.connect(target.socket(), connectTimeoutMillis);
-                if (socket.getSendBufferSize() < 2 * (LaneFrames.MAX_PAYLOAD + 1024)) { // Linux reports twice the payload room
+                if (roomOf(socket) < room) {
                     throw new IOException("send buffer of " + socket.getSendBufferSize() + " bytes, under the "
-                            + LaneFrames.MAX_PAYLOAD + " the lane needs so that a write never waits");
+                            + room + " the lane needs so that a write never waits");
                 }
                 in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
                 out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 16 * 1024));

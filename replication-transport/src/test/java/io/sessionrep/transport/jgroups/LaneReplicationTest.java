@@ -8,16 +8,17 @@ import io.sessionrep.core.testing.TestSession;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Sync request ends over real JGroups transports with the sync lane: the updates take the lane, the backup
- * holds every version when the request end returns, and a lane that breaks leaves its
- * updates to the channel without losing one or counting a miss.
+ * Request ends over real JGroups transports with the lane. Sync: the updates take the lane, the backup holds
+ * every version when the request end returns, and a lane that breaks leaves its updates to the channel without
+ * losing one or counting a miss. Async: the sender's batches take it, invalidations too.
  */
-class SyncLaneReplicationTest extends SessionReplicatorContract {
+class LaneReplicationTest extends SessionReplicatorContract {
 
-    SyncLaneReplicationTest() {
+    LaneReplicationTest() {
         super(new GrowingStaticCluster("lane"));
     }
 
@@ -40,6 +41,26 @@ class SyncLaneReplicationTest extends SessionReplicatorContract {
     }
 
     @Test
+    void asyncBatchesTakeTheLaneUpdatesAndInvalidationAlike() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.ASYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.ASYNC));
+        TestSession s = newSession("s1");
+        for (int i = 1; i <= 20; i++) {
+            s.set("counter", i).set("page", "page " + i);
+            a.requestEnd(s, s.tracker);
+        }
+        settle(a);
+        assertEquals(20, b.backupVersion("s1"));
+        long exchanges = jgroups("a").counters().laneExchanges();
+        assertTrue(exchanges >= 1, "the async sender's batches took the lane");
+
+        a.invalidate("s1");
+        settle(a);
+        assertFalse(b.hasLocalCopy("s1"), "the invalidation arrived");
+        assertEquals(exchanges + 1, jgroups("a").counters().laneExchanges(), "over the lane");
+    }
+
+    @Test
     void whenTheLaneBreaksTheUpdatesTakeTheChannelAndNoneIsLost() {
         SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC));
         SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
@@ -50,7 +71,7 @@ class SyncLaneReplicationTest extends SessionReplicatorContract {
         }
         assertEquals(5, jgroups("a").counters().laneExchanges());
 
-        jgroups("b").breakSyncLane(); // a's idle connection is closed under it, and new ones are refused
+        jgroups("b").breakLane(); // a's idle connection is closed under it, and new ones are refused
         for (int i = 6; i <= 15; i++) {
             s.set("counter", i);
             a.requestEnd(s, s.tracker);

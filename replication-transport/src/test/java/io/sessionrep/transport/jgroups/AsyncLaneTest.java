@@ -1,0 +1,192 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.config.DiscoveryMode;
+import io.sessionrep.core.config.HostPort;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.ReplicationTransport.Outbound;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The async sender's batches over the lane between two real async transports on 127.0.0.1: carried together
+ * on the calling thread, in order with what went over the channel before and beside them, over the channel
+ * when the backup does not answer in time, and hostile batch frames refused and counted.
+ */
+class AsyncLaneTest {
+
+    private final TestNodes nodes = new TestNodes();
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private ReplicationConfig asyncNode(String name, int port, int peerPort) {
+        return ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
+                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
+                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
+                .replicationMode(ReplicationMode.ASYNC).build();
+    }
+
+    private TestNodes.Pair asyncPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
+        int[] ports = TestNodes.freePorts(2);
+        JGroupsTransport a = nodes.start(asyncNode("a", ports[0], ports[1]), onA);
+        JGroupsTransport b = nodes.start(asyncNode("b", ports[1], ports[0]), onB);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+        return new TestNodes.Pair(a, b);
+    }
+
+    private static Member other(JGroupsTransport t) {
+        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
+    }
+
+    /** Message {@code i}: its number in the first 4 bytes, {@code size} bytes in all. */
+    private static byte[] numbered(int i, int size) {
+        return ByteBuffer.allocate(Math.max(4, size)).putInt(i).array();
+    }
+
+    private static List<Integer> numbers(RecordingReceiver r) {
+        List<Integer> seen = new ArrayList<>();
+        r.messages.forEach(m -> seen.add(ByteBuffer.wrap(m.message()).getInt()));
+        return seen;
+    }
+
+    private static List<Integer> range(int from, int to) {
+        List<Integer> l = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            l.add(i);
+        }
+        return l;
+    }
+
+    @Test
+    void aBatchTakesTheLaneInFramesAndArrivesWholeAndInOrder() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
+        assertTrue(p.b().dataLanePort() > 0, "an async node opens its lane too");
+        Member b = other(p.a());
+        int room = p.a().laneRoom();
+        assertTrue(room >= 16 * 1024, "room " + room);
+        List<Outbound> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) { // three to a frame; message 5 too large for one
+            batch.add(new Outbound(b, numbered(i, i == 5 ? room + 1 : room / 3 - 16)));
+        }
+
+        p.a().sendAll(batch); // returns once b has handled what the lane carried
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 10);
+        assertEquals(range(0, 10), numbers(onB), "in order, the one over the channel in its place");
+        assertEquals(4, p.a().counters().laneExchanges(), "0-2, 3-4, then 6-8, 9: split at the large one");
+        assertEquals(0, p.a().counters().lanePauses());
+    }
+
+    @Test
+    void aBatchIsHandledOnlyAfterTheChannelMessagesSentBeforeIt() throws Exception {
+        CountDownLatch behind = new CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            if (ByteBuffer.wrap(m).getInt() == 0) {
+                waitFor(behind); // b is behind on the channel: still on its first message when the batch comes
+            }
+            return null;
+        });
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
+        Member b = other(p.a());
+        for (int i = 0; i < 20; i++) {
+            p.a().send(b, numbered(i, 5_000));
+        }
+        // handed to the channel (a's queue to b is empty again, so the batch may take the lane), not handled at b
+        await().atMost(Duration.ofSeconds(10)).until(() -> p.a().counters().messagesSent() == 20);
+
+        Thread sender = new Thread(() -> p.a().sendAll(List.of(new Outbound(b, numbered(20, 100)),
+                new Outbound(b, numbered(21, 100)))));
+        sender.start();
+        Thread.sleep(30); // the batch waits at b for the 20 channel messages (at most 100 ms)
+        behind.countDown();
+        sender.join(5_000);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 22);
+        assertEquals(range(0, 22), numbers(onB), "the batch after every channel message sent before it");
+        assertEquals(1, p.a().counters().laneExchanges(), "and it took the lane");
+    }
+
+    @Test
+    void aBackupThatDoesNotAnswerInTimeGetsTheBatchOverTheChannelAndTheSenderMovesOn() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            if (ByteBuffer.wrap(m).getInt() == 0) {
+                waitFor(release); // stuck on the first message, whichever path brought it
+            }
+            return null;
+        });
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
+        Member b = other(p.a());
+        try {
+            long started = System.nanoTime();
+            p.a().sendAll(List.of(new Outbound(b, numbered(0, 100)), new Outbound(b, numbered(1, 100))));
+            long waited = System.nanoTime() - started;
+            assertTrue(waited < TimeUnit.SECONDS.toNanos(3), "the sender waited at most about the lane's time-out: " + waited);
+            assertEquals(1, p.a().counters().lanePauses(), "b's lane rests");
+
+            p.a().sendAll(List.of(new Outbound(b, numbered(2, 100))));
+            assertEquals(0, p.a().counters().laneExchanges(), "while it rests, batches go straight to the channel");
+        } finally {
+            release.countDown();
+        }
+        // 0 and 1 over the lane (handled there once released) and again over the channel, then 2: nothing lost, and
+        // the copies an update would get twice are ignored by the core (it holds that version)
+        await().atMost(Duration.ofSeconds(10)).until(() -> numbers(onB).containsAll(List.of(0, 1, 2)));
+        List<Integer> seen = numbers(onB);
+        assertTrue(seen.indexOf(1) < seen.indexOf(2), "1 before 2: " + seen);
+    }
+
+    @Test
+    void aBatchFrameThatLiesAboutItsMessagesIsRefusedAndCounted() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
+        org.jgroups.Address aAddress = p.a().channel().getAddress();
+        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
+            // a batch claiming two messages, the second longer than the frame
+            byte[] payload = ByteBuffer.allocate(4 + 4 + 1 + 4).putInt(2).putInt(1).put((byte) 9).putInt(1_000).array();
+            out.writeInt(LaneFrames.REQUEST_HEADER + payload.length);
+            out.writeLong(0);
+            out.writeInt(100);
+            out.writeByte(LaneFrames.ONE_WAYS);
+            out.write(payload);
+            out.flush();
+            assertEquals(-1, s.getInputStream().read(), "closed");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);
+        assertEquals(0, onB.messages.size(), "not even the well-formed first message reached the core");
+
+        p.a().sendAll(List.of(new Outbound(other(p.a()), numbered(7, 100))));
+        assertEquals(List.of(7), numbers(onB), "the lane keeps serving");
+        assertEquals(1, p.a().counters().laneExchanges());
+    }
+
+    private static void waitFor(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
