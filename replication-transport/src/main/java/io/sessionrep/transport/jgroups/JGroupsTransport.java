@@ -236,14 +236,14 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /**
-     * Each member's messages together over the lane when this node and the member both have one and nothing else
+     * With {@code async-lane}: each member's messages together over the lane when this node and the member both have one and nothing else
      * to that member is waiting to be sent (the async sender's batches: one write and one read on the calling
      * thread, waiting at most {@link #ONE_WAYS_TIMEOUT} for the member to handle them); otherwise, and for what the
      * lane does not take, as {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
      */
     @Override
     public void sendAll(List<Outbound> messages) {
-        LaneClient client = laneClient;
+        LaneClient client = config.asyncLane() ? laneClient : null;
         if (client == null || messages.isEmpty()) {
             ReplicationTransport.super.sendAll(messages);
             return;

@@ -41,7 +41,7 @@ class AsyncLaneTest {
         return ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
                 .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
                 .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(ReplicationMode.ASYNC).build();
+                .replicationMode(ReplicationMode.ASYNC).asyncLane(true).build();
     }
 
     private TestNodes.Pair asyncPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {

@@ -42,8 +42,8 @@ class LaneReplicationTest extends SessionReplicatorContract {
 
     @Test
     void asyncBatchesTakeTheLaneUpdatesAndInvalidationAlike() {
-        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.ASYNC));
-        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.ASYNC));
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.ASYNC).asyncLane(true));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.ASYNC).asyncLane(true));
         TestSession s = newSession("s1");
         for (int i = 1; i <= 20; i++) {
             s.set("counter", i).set("page", "page " + i);

@@ -27,6 +27,7 @@ import static io.sessionrep.core.config.ConfigOption.REPLICATION_TRIGGER;
 import static io.sessionrep.core.config.ConfigOption.SERIALIZATION_ALLOWLIST;
 import static io.sessionrep.core.config.ConfigOption.DATA_LANE;
 import static io.sessionrep.core.config.ConfigOption.DATA_LANE_PORT;
+import static io.sessionrep.core.config.ConfigOption.ASYNC_LANE;
 import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.OWNERSHIP_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.INSECURE_CLUSTER;
@@ -148,6 +149,9 @@ public final class ReplicationConfig {
 
     /** {@code data-lane-port}: 0 picks a free port. */
     public int dataLanePort() { return get(DATA_LANE_PORT); }
+
+    /** {@code async-lane}: async batches over the data lane as well. */
+    public boolean asyncLane() { return get(ASYNC_LANE); }
 
     /**
      * {@code ownership-timeout}: how long a request for a session owned by another live node waits for that
@@ -426,6 +430,7 @@ public final class ReplicationConfig {
         public Builder syncTimeout(Duration v) { return set(SYNC_TIMEOUT, v); }
         public Builder dataLane(boolean v) { return set(DATA_LANE, v); }
         public Builder dataLanePort(int v) { return set(DATA_LANE_PORT, v); }
+        public Builder asyncLane(boolean v) { return set(ASYNC_LANE, v); }
         public Builder ownershipTimeout(Duration v) { return set(OWNERSHIP_TIMEOUT, v); }
         public Builder replicationTrigger(ReplicationTrigger v) { return set(REPLICATION_TRIGGER, v); }
         public Builder writeQuota(int v) { return set(WRITE_QUOTA, v); }
