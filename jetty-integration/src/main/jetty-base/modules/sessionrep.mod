@@ -40,8 +40,8 @@ etc/sessionrep.xml
 ## data-lane-port: 0..65535 (the data lane's port on bind-address; open it between nodes like bind-port). Default 0 (auto: a free port).
 # sessionrep.data-lane-port=0
 
-## async-lane: true | false (async mode: the sender's batches take the data lane too; cheaper, but a killed primary may lose a session's two newest updates instead of one). Default false.
-# sessionrep.async-lane=false
+## async-lane: true | false (async mode: the sender's batches take the data lane too, written without waiting for the backup's answer; false: the JGroups channel). Default true.
+# sessionrep.async-lane=true
 
 ## ownership-timeout: Duration (5s, 500ms, PT5S). How long a request waits for another live node to hand the session over; then 503. Default 5s.
 # sessionrep.ownership-timeout=5s

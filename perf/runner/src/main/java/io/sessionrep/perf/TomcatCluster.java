@@ -139,9 +139,10 @@ final class TomcatCluster implements Target {
                     + " TcpPingInterceptor, TcpFailureDetector, MessageDispatchInterceptor, ReplicationValve, JvmRouteBinderValve,"
                     + " ClusterSessionListener) with static membership on 127.0.0.1 instead of multicast, manager "
                     + (setup == TomcatSetup.DELTA ? "DeltaManager (defaults: asynchronous sends)" : "BackupManager (defaults: synchronous acknowledgement)");
-            case OURS_ASYNC, OURS_SYNC -> "docs/install-tomcat.md: sessionrep-tomcat.jar in `lib/`, the `<Manager>` of section 3"
+            case OURS_ASYNC, OURS_SYNC, OURS_ASYNC_CHANNEL -> "docs/install-tomcat.md: sessionrep-tomcat.jar in `lib/`, the `<Manager>` of section 3"
                     + " (read from the document; ports replaced, peers = the other nodes"
-                    + (setup == TomcatSetup.OURS_ASYNC ? ", `replicationMode` left out: async" : ", `replicationMode=\"sync\"`") + ")";
+                    + (setup == TomcatSetup.OURS_SYNC ? ", `replicationMode=\"sync\"`" : ", `replicationMode` left out: async")
+                    + (setup == TomcatSetup.OURS_ASYNC_CHANNEL ? ", `asyncLane=\"false\"` added" : "") + ")";
             case REDIS -> "Spring Session (spring-session-data-redis, Lettuce, no Spring Boot) in the WAR: ContextLoaderListener +"
                     + " `springSessionRepositoryFilter` (DelegatingFilterProxy), RedisSessionRepository with Spring Session's defaults;"
                     + " one local redis-server (no persistence)";
@@ -208,8 +209,12 @@ final class TomcatCluster implements Target {
         }
         String context = block.replaceFirst("bindPort=\"\\d+\"", "bindPort=\"" + replication[index] + "\"")
                 .replaceFirst("peers=\"[^\"]*\"", "peers=\"" + peers + "\"");
-        if (setup == TomcatSetup.OURS_ASYNC) {
+        if (setup != TomcatSetup.OURS_SYNC) {
             context = context.replaceFirst("\\s*replicationMode=\"sync\"", "");
+        }
+        if (setup == TomcatSetup.OURS_ASYNC_CHANNEL) {
+            context = context.replaceFirst("(className=\"io\\.sessionrep\\.tomcat\\.ReplicatedSessionManager\")",
+                    "$1 asyncLane=\"false\"");
         }
         if (!context.contains("ReplicatedSessionManager") || context.contains("7800") || context.contains("7801")
                 || (setup == TomcatSetup.OURS_SYNC) != context.contains("replicationMode=\"sync\"")) {

@@ -16,6 +16,12 @@ public enum TomcatSetup {
     BACKUP("tc-backup", "Tomcat BackupManager", true, "JSESSIONID"),
     /** Ours, as docs/install-tomcat.md says, {@code replicationMode} left at its default ({@code async}). */
     OURS_ASYNC("tc-ours-async", "sessionrep async, write-quota 1 (Tomcat)", true, "JSESSIONID"),
+    /**
+     * Ours async with {@code asyncLane="false"}: the sender's batches over the JGroups channel instead of the data
+     * lane (as before the lane; only run when asked for by {@code --configs}).
+     */
+    OURS_ASYNC_CHANNEL("tc-ours-async-channel", "sessionrep async over the channel (asyncLane=false), write-quota 1 (Tomcat)",
+            true, "JSESSIONID"),
     /** Ours with {@code replicationMode="sync"}. */
     OURS_SYNC("tc-ours-sync", "sessionrep sync, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /** Spring Session with Redis (Lettuce) as a filter in the WAR, one local {@code redis-server}. */
@@ -66,7 +72,7 @@ public enum TomcatSetup {
     }
 
     boolean ours() {
-        return this == OURS_ASYNC || this == OURS_SYNC;
+        return this == OURS_ASYNC || this == OURS_SYNC || this == OURS_ASYNC_CHANNEL;
     }
 
     /** perf-floor's filter in the WAR ({@link Wars#floor}). */

@@ -87,6 +87,11 @@ class TomcatSetupFilesTest {
         assertTrue(async.trim().endsWith("</Context>"), async);
         String sync = TomcatCluster.oursContext(layout, TomcatSetup.OURS_SYNC, 0, ports);
         assertTrue(sync.contains("replicationMode=\"sync\""), sync);
+        assertFalse(sync.contains("asyncLane"), sync);
+        assertFalse(async.contains("asyncLane"), "the lane is the default: " + async);
+        String channel = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_CHANNEL, 0, ports);
+        assertTrue(channel.contains("ReplicatedSessionManager\" asyncLane=\"false\""), channel);
+        assertFalse(channel.contains("replicationMode"), channel);
     }
 
     @Test

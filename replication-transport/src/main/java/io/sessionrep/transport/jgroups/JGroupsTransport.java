@@ -96,8 +96,8 @@ public final class JGroupsTransport implements ReplicationTransport {
     /** On close, how long queued outbound messages may take to reach the channel. */
     static final long CLOSE_DRAIN_MILLIS = 3_000;
     /**
-     * How long the async sender waits for a member to handle a batch sent over the lane; past it the batch goes over
-     * the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
+     * How long a batch sent over the lane may wait for the member's answer that it handled it; past it the batch goes
+     * over the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
      */
     static final Duration ONE_WAYS_TIMEOUT = Duration.ofSeconds(1);
 
@@ -237,9 +237,10 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     /**
      * With {@code async-lane}: each member's messages together over the lane when this node and the member both have one and nothing else
-     * to that member is waiting to be sent (the async sender's batches: one write and one read on the calling
-     * thread, waiting at most {@link #ONE_WAYS_TIMEOUT} for the member to handle them); otherwise, and for what the
-     * lane does not take, as {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
+     * to that member is waiting to be sent (the async sender's batches: written on the calling thread into that
+     * member's {@link OneWayPipe}, without waiting for the member to handle them; a frame not answered within
+     * {@link #ONE_WAYS_TIMEOUT} goes over the channel); otherwise, and for what the lane does not take, as
+     * {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
      */
     @Override
     public void sendAll(List<Outbound> messages) {
@@ -268,7 +269,7 @@ public final class JGroupsTransport implements ReplicationTransport {
         }
         Address self = channel.getAddress();
         if (!outbound.sendOver(address, batch, client.room(),
-                (sentBefore, list, length) -> client.deliver(endpoint, self, sentBefore, list, length, ONE_WAYS_TIMEOUT))) {
+                onFailure -> client.openPipe(endpoint, self, ONE_WAYS_TIMEOUT, onFailure))) {
             batch.forEach(o -> enqueue(target, o.message()));
         }
     }

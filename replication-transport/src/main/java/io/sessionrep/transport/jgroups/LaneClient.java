@@ -14,7 +14,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,8 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The primary's end of the data lane: connections to each member's {@link LaneServer}, kept idle between
  * uses, at most {@link #MAX_CONNECTIONS_PER_MEMBER} per member. A sync request end takes one, writes its update
- * and reads the acknowledgement on its own thread ({@link #exchange}); the async sender takes one per backup,
- * writes its batch for that backup and reads the answer that the backup has handled it ({@link #deliver}).
+ * and reads the acknowledgement on its own thread ({@link #exchange}). The async sender has a connection of its own
+ * per backup ({@link #openPipe}), on which it writes its batches without waiting for each answer ({@link OneWayPipe}).
  *
  * <p>Never blocked without bound: a write of at most {@link #room()} bytes goes into a socket send buffer that
  * holds at least that much and is empty (the previous exchange on the connection read its
@@ -67,6 +66,7 @@ final class LaneClient implements AutoCloseable {
     private final LaneFrames frames;
     private final TransportCounters counters;
     private final Map<Address, Pool> pools = new ConcurrentHashMap<>();
+    private final Set<OneWayPipe<?>> pipes = ConcurrentHashMap.newKeySet();
     private final int room;
     private volatile boolean closed;
 
@@ -120,32 +120,35 @@ final class LaneClient implements AutoCloseable {
     }
 
     /**
-     * Sends one-way {@code messages} to {@code target} in one frame and waits on this thread until it has handled
-     * them all. Never throws: false when they were not sent, not handled (the channel was behind), or when the
-     * exchange failed or timed out, in which case the target may have handled some or all of them; the caller
-     * then sends them over the channel (an update the target already holds is ignored there).
+     * A pipe for the async sender's one-way frames to {@code target} ({@link OneWayPipe}), on a connection of its own;
+     * null when that member's lane is not to be used now (resting, not reachable, no room, this client closed).
      *
-     * @param payloadLength {@link LaneFrames#oneWaysLength} of the messages, at most {@link #room()}
+     * @param timeout how long a frame may wait for its answer before the pipe fails
+     * @param onFailure told when the pipe fails with frames not answered
      */
-    boolean deliver(Endpoint target, Address self, long sentBefore, List<byte[]> messages, int payloadLength,
-                    Duration timeout) {
-        if (closed || payloadLength > room()) {
-            return false;
+    <T> OneWayPipe<T> openPipe(Endpoint target, Address self, Duration timeout, Runnable onFailure) {
+        if (closed || room() == 0) {
+            return null;
         }
+        Pool pool = pools.computeIfAbsent(target.member(), a -> new Pool());
+        if (pool.paused()) {
+            return null;
+        }
+        Connection c;
         try {
-            return roundTrip(target, self, timeout, (out, millis) -> frames.writeOneWays(out, sentBefore,
-                    Math.min(millis / 2, ONE_WAYS_CHANNEL_WAIT_MILLIS), messages, payloadLength)) != null;
-        } catch (TimeoutException e) {
-            // a backup that does not answer in time (stopped, or stuck on a session): its next batches take the channel
-            // for as long as an unreachable one's, rather than holding the async sender that long every few seconds
-            Pool pool = pools.get(target.member());
-            if (pool != null) {
-                pool.pauseFor(UNREACHABLE_RETRY_AFTER_MILLIS, e.getMessage());
-            }
-            return false;
-        } catch (TransportException e) {
-            return false; // paused already
+            c = new Connection(target, self, (int) Math.min(CONNECT_TIMEOUT_MILLIS, Math.max(1, timeout.toMillis() / 2)));
+        } catch (IOException e) {
+            pool.pauseFor(UNREACHABLE_RETRY_AFTER_MILLIS, "cannot connect to " + target.socket() + ": " + e);
+            return null;
         }
+        OneWayPipe<T> pipe = new OneWayPipe<>(c, frames, counters, room(), timeout.toMillis(), pool::pauseFor, onFailure,
+                "sessionrep-lane-answers-" + target.member());
+        pipes.removeIf(OneWayPipe::failed); // closed by their owners
+        pipes.add(pipe);
+        if (closed) {
+            pipe.close();
+        }
+        return pipe;
     }
 
     /** Writes a request. */
@@ -212,6 +215,8 @@ final class LaneClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        pipes.forEach(OneWayPipe::close);
+        pipes.clear();
         pools.values().forEach(Pool::closeAll);
         pools.clear();
     }
@@ -221,6 +226,10 @@ final class LaneClient implements AutoCloseable {
         private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
         private final AtomicInteger count = new AtomicInteger();
         private volatile long pausedUntil;
+
+        boolean paused() {
+            return System.currentTimeMillis() < pausedUntil;
+        }
 
         /** An idle connection, a new one, or null (none to spare, or the lane is paused or not reachable). */
         Connection take(Endpoint target, Address self, Duration timeout) {
@@ -276,7 +285,8 @@ final class LaneClient implements AutoCloseable {
         }
     }
 
-    private final class Connection {
+    /** A connection to a member's lane, hello said. */
+    final class Connection {
         final Socket socket;
         final DataInputStream in;
         final DataOutputStream out;

@@ -30,7 +30,11 @@ import java.util.function.Supplier;
  * The backup's end of the data lane: accepts connections from members' {@link LaneClient}s and, on one
  * thread per connection, reads a request, waits until the channel messages its sender sent before it were
  * handled here ({@link DeliveredCounts}), hands it to the core and writes the core's reply (a batch of one-way
- * messages: hands each to the core in order, then answers that it did). An update then costs one write and one
+ * messages: hands each to the core in order, then answers that it did). The async sender writes its batches one
+ * after the other without waiting ({@link OneWayPipe}); they are handled in the order written, and a batch that
+ * cannot be handled in time is answered {@link LaneFrames#NOT_HANDLED} and the connection closed, so that none
+ * written after it is handled before it (the sender sends them all over the channel). Batches already read when
+ * the sender has gone (its answer cannot be written) are still handled. An update then costs one write and one
  * read on each side, where over the channel it crosses a bundler thread on the sender and a reader and a pool
  * thread on the receiver, and every protocol of the stack.
  *
@@ -129,6 +133,7 @@ final class LaneServer implements AutoCloseable {
                 return;
             }
             socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
+            boolean answering = true;
             while (!closed) {
                 Request request = frames.readRequest(in);
                 Member member = membership.get().memberAt(sender);
@@ -140,13 +145,16 @@ final class LaneServer implements AutoCloseable {
                 if (!delivered.await(sender, request.sentBefore(), wait)) {
                     counters.countLaneNotHandled();
                     frames.writeReply(out, LaneFrames.NOT_HANDLED, null);
+                    if (oneWays != null) {
+                        return; // the frames written after it must not be handled before it: its sender resends them all
+                    }
                     continue;
                 }
                 if (oneWays != null) {
                     for (byte[] message : oneWays) {
                         handOver(member, message);
                     }
-                    frames.writeReply(out, LaneFrames.REPLIED, null);
+                    answering = answering && answer(out);
                     continue;
                 }
                 counters.received(request.payload().length);
@@ -175,6 +183,19 @@ final class LaneServer implements AutoCloseable {
         } finally {
             open.remove(socket);
             connections.decrementAndGet();
+        }
+    }
+
+    /**
+     * Answers that a batch was handled; false when the answer cannot be written (its sender has gone, or closed the
+     * connection): the batches it wrote before are still handled, as they arrived before it went.
+     */
+    private boolean answer(DataOutputStream out) {
+        try {
+            frames.writeReply(out, LaneFrames.REPLIED, null);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

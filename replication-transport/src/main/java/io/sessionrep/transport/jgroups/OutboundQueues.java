@@ -32,6 +32,11 @@ import java.util.function.Consumer;
  * for the whole message, the caller hands it to the channel itself, so that no thread is woken for it:
  * {@code JChannel.send} then only puts it into the bundler's queue. Order is kept because the caller holds
  * the lane (its {@code scheduled} flag) while it sends; whatever others offer meanwhile queues behind.
+ *
+ * <p>The data lane: the async sender's batches may go into the destination's {@link OneWayPipe} instead
+ * ({@link #sendOver}); while frames written there wait for their answers, nothing goes to that destination over
+ * the channel (a queue thread waits for the answers first), and what a failed pipe did not deliver goes over the
+ * channel before anything else.
  */
 final class OutboundQueues {
 
@@ -47,13 +52,14 @@ final class OutboundQueues {
         }
     }
 
-    /** A path of the transport's own to one member for one-way messages ({@link LaneClient#deliver}). */
+    /** A path of the transport's own to one member for one-way messages: the data lane ({@link LaneClient#openPipe}). */
     interface OneWayPath {
         /**
-         * Delivers {@code messages} in one frame, on this thread, after the {@code sentBefore} channel messages
-         * sent to that member before. False if it did not (they may have been handled there or not).
+         * A pipe to that member, or null when its lane is not to be used now.
+         *
+         * @param onFailure to be told when the pipe fails with messages not answered
          */
-        boolean deliver(long sentBefore, List<byte[]> messages, int payloadLength);
+        OneWayPipe<Outgoing> open(Runnable onFailure);
     }
 
     private final JChannel channel;
@@ -89,9 +95,11 @@ final class OutboundQueues {
 
     /**
      * Sends {@code batch}, one-way frames to {@code destination}, on this thread over {@code path} when the
-     * destination's queue is idle: in frames of at most {@code room} bytes, each after the channel
-     * messages sent before it; a message too large for the path, and a frame the path did not deliver, go over the
-     * channel in their place, so the order of everything sent to the destination is kept.
+     * destination's queue is idle: written into its pipe in frames of at most {@code room} bytes, each after the
+     * channel messages sent before it, without waiting for their answers. Nothing goes over the channel to the
+     * destination while frames written before wait for their answer (a queue thread waits for them first); a message
+     * too large for a frame, and the rest of its batch, and the messages of frames a failed pipe did not deliver, go
+     * over the channel after them, so the order of everything sent to the destination is kept.
      *
      * @return false, having sent nothing, when the queue is busy (messages wait in it): the caller {@link #offer}s them
      */
@@ -155,6 +163,13 @@ final class OutboundQueues {
         private final AtomicLong offered = new AtomicLong();
         /** Messages handed to the channel; only the thread holding the lane changes it, so it reads it exactly. */
         private final AtomicLong handed = new AtomicLong();
+        /**
+         * Messages for the channel that go before the queue: those the holder could not write into the pipe or send at
+         * once, and those a failed pipe did not deliver. Added to by the holder only.
+         */
+        private final Queue<Outgoing> ahead = new ConcurrentLinkedQueue<>();
+        /** The data lane's pipe to the destination; changed by the holder only (and by close). */
+        private volatile OneWayPipe<Outgoing> pipe;
         private volatile String closedBecause;
 
         Lane(Address destination) {
@@ -167,9 +182,12 @@ final class OutboundQueues {
                 return closedBecause;
             }
             if (queue.isEmpty() && hasCredits(destination, size) && scheduled.compareAndSet(false, true)) {
-                offered.incrementAndGet();
-                sendHoldingTheLane(outgoing);
-                return null;
+                if (channelIsNext()) {
+                    offered.incrementAndGet();
+                    sendHoldingTheLane(outgoing);
+                    return null;
+                }
+                scheduled.set(false); // frames on the lane first: a queue thread waits for their answers
             }
             long queued = queuedBytes.addAndGet(size);
             if (queued > maxQueuedBytes && queued != size) { // one oversized frame alone may pass
@@ -186,11 +204,22 @@ final class OutboundQueues {
             return null;
         }
 
+        /** Holding the lane: may a message go over the channel now (no lane frame unanswered, nothing ahead of it)? */
+        private boolean channelIsNext() {
+            OneWayPipe<Outgoing> p = pipe;
+            return ahead.isEmpty() && (p == null || p.idle());
+        }
+
         boolean sendOver(List<Outgoing> batch, int room, OneWayPath path) {
             if (closedBecause != null || !queue.isEmpty() || !scheduled.compareAndSet(false, true)) {
                 return false;
             }
             try {
+                OneWayPipe<Outgoing> p = pipeFor(path);
+                if (p == null) {
+                    toChannel(batch, 0);
+                    return true;
+                }
                 List<Outgoing> frame = new ArrayList<>();
                 long frameBytes = 0;
                 for (int i = 0; i < batch.size(); i++) {
@@ -198,64 +227,99 @@ final class OutboundQueues {
                     byte[] m = next.oneWay();
                     boolean fits = m != null && LaneFrames.oneWaysLength(1, m.length) <= room;
                     if (!fits || LaneFrames.oneWaysLength(frame.size() + 1, frameBytes + m.length) > room) {
-                        if (!deliver(frame, frameBytes, path)) {
-                            queueInOrder(frame);
-                            queueInOrder(batch.subList(i, batch.size()));
+                        if (!write(p, frame, frameBytes)) {
+                            settlePipe(); // what the failed pipe did not deliver goes first
+                            toChannel(frame, 0);
+                            toChannel(batch, i);
                             return true;
                         }
-                        frame.clear();
+                        frame = new ArrayList<>();
                         frameBytes = 0;
                     }
-                    if (fits) {
-                        frame.add(next);
-                        frameBytes += m.length;
-                    } else if (hasCredits(destination, next.message().getLength())) {
-                        offered.incrementAndGet();
-                        send(next);
-                    } else { // this thread must not wait for credits: a lane thread sends it and what follows
-                        queueInOrder(batch.subList(i, batch.size()));
+                    if (!fits) { // over the channel once the frames before it are answered, and the rest after it
+                        toChannel(batch, i);
                         return true;
                     }
+                    frame.add(next);
+                    frameBytes += m.length;
                 }
-                if (!deliver(frame, frameBytes, path)) {
-                    queueInOrder(frame);
+                if (!write(p, frame, frameBytes)) {
+                    settlePipe();
+                    toChannel(frame, 0);
                 }
                 return true;
             } finally {
-                release(); // a lane thread sends over the channel whatever was queued
+                release(); // a queue thread sends whatever waits for the channel
             }
         }
 
-        /** One frame over the path; false if the path did not deliver it (nothing, some or all of it handled there). */
-        private boolean deliver(List<Outgoing> frame, long frameBytes, OneWayPath path) {
+        /** Holding the lane: the pipe to use, opened if need be (a failed one settled first); null: use the channel. */
+        private OneWayPipe<Outgoing> pipeFor(OneWayPath path) {
+            OneWayPipe<Outgoing> p = pipe;
+            if (p != null && !p.usable()) {
+                settlePipe();
+                p = pipe;
+            }
+            if (p == null && ahead.isEmpty() && closedBecause == null) {
+                p = path.open(this::schedule);
+                pipe = p;
+            }
+            return ahead.isEmpty() ? p : null;
+        }
+
+        /** One frame into the pipe; false if the pipe has failed (the frame was not written). */
+        private boolean write(OneWayPipe<Outgoing> p, List<Outgoing> frame, long frameBytes) {
             if (frame.isEmpty()) {
                 return true;
             }
             List<byte[]> messages = new ArrayList<>(frame.size());
             frame.forEach(o -> messages.add(o.oneWay()));
-            if (closedBecause == null
-                    && path.deliver(handed.get(), messages, LaneFrames.oneWaysLength(messages.size(), frameBytes))) {
-                messages.forEach(m -> counters.sent(m.length));
-                return true;
-            }
-            return false;
+            return closedBecause == null
+                    && p.write(handed.get(), messages, LaneFrames.oneWaysLength(messages.size(), frameBytes), frame);
         }
 
-        /** Queues messages for the channel while this thread holds the lane (so nothing else is sent meanwhile). */
-        private void queueInOrder(List<Outgoing> messages) {
-            for (Outgoing o : messages) {
+        /**
+         * Holding the lane: waits until the pipe's frames are answered (at most its time-out); the messages of those
+         * it did not deliver go ahead of everything else, and a pipe that failed, or went idle too long, is closed.
+         */
+        private void settlePipe() {
+            OneWayPipe<Outgoing> p = pipe;
+            if (p == null) {
+                return;
+            }
+            for (Outgoing o : p.settle()) {
                 offered.incrementAndGet();
-                queuedBytes.addAndGet(o.message().getLength());
-                queue.add(o);
+                ahead.add(o);
+            }
+            if (!p.usable()) {
+                pipe = null;
+                p.close();
+            }
+        }
+
+        /** Holding the lane: {@code messages} from {@code from} on over the channel, at once if nothing is before them. */
+        private void toChannel(List<Outgoing> messages, int from) {
+            for (int i = from; i < messages.size(); i++) {
+                Outgoing o = messages.get(i);
+                offered.incrementAndGet();
+                if (channelIsNext() && hasCredits(destination, o.message().getLength())) {
+                    send(o); // this thread must not wait for credits: without them a queue thread sends it
+                } else {
+                    ahead.add(o);
+                }
             }
         }
 
         boolean idle() {
-            return closedBecause != null || (queue.isEmpty() && !scheduled.get());
+            return closedBecause != null || (queue.isEmpty() && !scheduled.get() && channelIsNext());
         }
 
         void close(String reason) {
             closedBecause = reason;
+            OneWayPipe<Outgoing> p = pipe;
+            if (p != null) {
+                p.abandon().forEach(o -> o.onFailure().accept(reason));
+            }
             failQueued();
         }
 
@@ -273,7 +337,11 @@ final class OutboundQueues {
         @Override
         public void run() {
             try {
+                settlePipe(); // the channel after the lane's frames: wait for their answers
                 Outgoing next;
+                while (closedBecause == null && (next = ahead.poll()) != null) {
+                    send(next);
+                }
                 while (closedBecause == null && (next = queue.poll()) != null) {
                     queuedBytes.addAndGet(-next.message().getLength());
                     send(next);
@@ -283,10 +351,11 @@ final class OutboundQueues {
             }
         }
 
-        /** Gives the lane up; if something queued meanwhile, a lane thread sends it (or it fails if closed). */
+        /** Gives the lane up; if something waits meanwhile, a queue thread sends it (or it fails if closed). */
         private void release() {
             scheduled.set(false);
-            if (!queue.isEmpty()) {
+            OneWayPipe<Outgoing> p = pipe;
+            if (!queue.isEmpty() || !ahead.isEmpty() || (p != null && p.needsSettling())) {
                 if (closedBecause != null) {
                     failQueued();
                 } else {
@@ -322,6 +391,9 @@ final class OutboundQueues {
 
         private void failQueued() {
             Outgoing dropped;
+            while ((dropped = ahead.poll()) != null) {
+                dropped.onFailure().accept(closedBecause);
+            }
             while ((dropped = queue.poll()) != null) {
                 queuedBytes.addAndGet(-dropped.message().getLength());
                 dropped.onFailure().accept(closedBecause);

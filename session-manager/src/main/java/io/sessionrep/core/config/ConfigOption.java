@@ -45,9 +45,9 @@ public enum ConfigOption {
     DATA_LANE_PORT("data-lane-port", Layer.STACK, OptionSpec.integer(0, 65535).byDefault(0)
             .documentedDefault("0 (auto: a free port)").shownAs(p -> p == 0 ? "0 (auto)" : null),
             "port of the data lane on bind-address (open it between nodes like bind-port)"),
-    ASYNC_LANE("async-lane", Layer.TRANSPORT, OptionSpec.bool().byDefault(false),
-            "async mode: the sender's batches take the data lane too (cheaper, but a killed primary may lose the two"
-                    + " newest updates of a session instead of one)"),
+    ASYNC_LANE("async-lane", Layer.TRANSPORT, OptionSpec.bool().byDefault(true),
+            "async mode: the sender's batches take the data lane too, written without waiting for the backup's answer"
+                    + " (false: the JGroups channel)"),
     OWNERSHIP_TIMEOUT("ownership-timeout", Layer.CORE,
             OptionSpec.duration(60, "5s").byDefault(Duration.ofSeconds(5)),
             "how long a request waits for another live node to hand the session over; then 503"),
