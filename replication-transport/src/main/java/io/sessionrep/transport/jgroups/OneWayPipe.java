@@ -144,6 +144,7 @@ final class OneWayPipe<T> implements AutoCloseable {
             if (failure == null) {
                 failure = "closed";
             }
+            notifyAll(); // a writer waiting for room gives up
         }
         connection.close();
         synchronized (this) {
