@@ -211,6 +211,35 @@ class AsyncLaneTest {
     }
 
     @Test
+    void framesTheBackupReceivedAreHandledEvenIfTheirSenderIsGoneWithAReset() throws Exception {
+        CountDownLatch gone = new CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            if (ByteBuffer.wrap(m).getInt() == 0) {
+                waitFor(gone); // the later frames wait in b's socket, beyond its reader's buffer, until the reset
+            }
+            return null;
+        });
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
+        org.jgroups.Address aAddress = p.a().channel().getAddress();
+        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        LaneFrames frames = new LaneFrames(null);
+        // as a primary killed with kill -9 right after writing three frames: its kernel resets the connection
+        try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            frames.writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
+            for (int i = 0; i < 3; i++) {
+                frames.writeOneWays(out, 0, 100, List.of(numbered(i, 25_000)), LaneFrames.oneWaysLength(1, 25_000));
+            }
+            Thread.sleep(200); // all of it in b's socket; b on message 0
+            s.setSoLinger(true, 0); // close with a reset, not a FIN
+        }
+        Thread.sleep(100);
+        gone.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 3);
+        assertEquals(range(0, 3), numbers(onB), "every frame it had received, in order");
+    }
+
+    @Test
     void aBatchFrameThatLiesAboutItsMessagesIsRefusedAndCounted() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
