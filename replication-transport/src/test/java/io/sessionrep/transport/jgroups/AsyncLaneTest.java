@@ -100,12 +100,7 @@ class AsyncLaneTest {
     @Test
     void theSenderDoesNotWaitForTheBackupToHandleABatch() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            if (ByteBuffer.wrap(m).getInt() == 0) {
-                waitFor(release); // b handles nothing until the sender has written every batch
-            }
-            return null;
-        });
+        RecordingReceiver onB = heldOnFirstMessageUntil(release); // b handles nothing until the sender has written every batch
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         Member b = other(p.a());
         try {
@@ -125,19 +120,10 @@ class AsyncLaneTest {
     @Test
     void aBatchIsHandledOnlyAfterTheChannelMessagesSentBeforeIt() throws Exception {
         CountDownLatch behind = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            if (ByteBuffer.wrap(m).getInt() == 0) {
-                waitFor(behind); // b is behind on the channel: still on its first message when the batch comes
-            }
-            return null;
-        });
+        RecordingReceiver onB = heldOnFirstMessageUntil(behind); // b is behind on the channel: still on its first message when the batch comes
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         Member b = other(p.a());
-        for (int i = 0; i < 20; i++) {
-            p.a().send(b, numbered(i, 5_000));
-        }
-        // handed to the channel (a's queue to b is empty again, so the batch may take the lane), not handled at b
-        await().atMost(Duration.ofSeconds(10)).until(() -> p.a().counters().messagesSent() == 20);
+        sendTwentyOverTheChannel(p, b);
 
         p.a().sendAll(List.of(new Outbound(b, numbered(20, 100)), new Outbound(b, numbered(21, 100))));
         Thread.sleep(30); // the batch waits at b for the 20 channel messages (at most 100 ms)
@@ -152,18 +138,10 @@ class AsyncLaneTest {
     @Test
     void batchesABackupCannotHandleInOrderInTimeGoOverTheChannelAfterWhatItHandled() throws Exception {
         CountDownLatch behind = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            if (ByteBuffer.wrap(m).getInt() == 0) {
-                waitFor(behind); // b is behind on the channel for longer than a batch may wait there (100 ms)
-            }
-            return null;
-        });
+        RecordingReceiver onB = heldOnFirstMessageUntil(behind); // b is behind on the channel for longer than a batch may wait there (100 ms)
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         Member b = other(p.a());
-        for (int i = 0; i < 20; i++) {
-            p.a().send(b, numbered(i, 5_000));
-        }
-        await().atMost(Duration.ofSeconds(10)).until(() -> p.a().counters().messagesSent() == 20);
+        sendTwentyOverTheChannel(p, b);
 
         p.a().sendAll(List.of(new Outbound(b, numbered(20, 100)), new Outbound(b, numbered(21, 100))));
         p.a().sendAll(List.of(new Outbound(b, numbered(22, 100)))); // written behind it before b answers
@@ -180,12 +158,7 @@ class AsyncLaneTest {
     @Test
     void aBackupThatDoesNotAnswerInTimeGetsTheBatchOverTheChannelAndTheSenderMovesOn() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            if (ByteBuffer.wrap(m).getInt() == 0) {
-                waitFor(release); // stuck on the first message, whichever path brought it
-            }
-            return null;
-        });
+        RecordingReceiver onB = heldOnFirstMessageUntil(release); // stuck on the first message, whichever path brought it
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         Member b = other(p.a());
         try {
@@ -213,12 +186,7 @@ class AsyncLaneTest {
     @Test
     void framesTheBackupReceivedAreHandledEvenIfTheirSenderIsGoneWithAReset() throws Exception {
         CountDownLatch gone = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            if (ByteBuffer.wrap(m).getInt() == 0) {
-                waitFor(gone); // the later frames wait in b's socket, beyond its reader's buffer, until the reset
-            }
-            return null;
-        });
+        RecordingReceiver onB = heldOnFirstMessageUntil(gone); // the later frames wait in b's socket, beyond its reader's buffer, until the reset
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         org.jgroups.Address aAddress = p.a().channel().getAddress();
         org.jgroups.Address bAddress = p.b().channel().getAddress();
@@ -264,6 +232,27 @@ class AsyncLaneTest {
         p.a().sendAll(List.of(new Outbound(other(p.a()), numbered(7, 100))));
         await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 1); // the lane keeps serving
         assertEquals(List.of(7), numbers(onB));
+    }
+
+    /** A receiver that holds on message 0 (whichever path brought it) until {@code latch} opens; the rest pass. */
+    private static RecordingReceiver heldOnFirstMessageUntil(CountDownLatch latch) {
+        return new RecordingReceiver().answering((sender, m) -> {
+            if (ByteBuffer.wrap(m).getInt() == 0) {
+                waitFor(latch);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Messages 0-19 from a to b over the channel, returning once a has handed them all to the channel (its queue to b is
+     * empty again, so the next batch may take the lane); b has not necessarily handled them.
+     */
+    private static void sendTwentyOverTheChannel(TestNodes.Pair p, Member b) {
+        for (int i = 0; i < 20; i++) {
+            p.a().send(b, numbered(i, 5_000));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> p.a().counters().messagesSent() == 20);
     }
 
     private static void waitFor(CountDownLatch latch) {
