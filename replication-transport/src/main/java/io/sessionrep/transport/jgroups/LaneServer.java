@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -38,9 +39,11 @@ import java.util.function.Supplier;
  * read on each side, where over the channel it crosses a bundler thread on the sender and a reader and a pool
  * thread on the receiver, and every protocol of the stack.
  *
- * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections at once (more are closed at once); a connection
- * must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS} without
- * a request; a hello from an address that is not a member of this node's view, a frame longer than the lane
+ * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections past their hello at once (more are closed); at most
+ * {@link #MAX_SILENT} connections that have not said hello yet, the oldest closed when another comes, so that a
+ * flood of connections that say nothing cannot keep members off the lane (a member says hello as it connects); a
+ * connection must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS}
+ * without a request; a hello from an address that is not a member of this node's view, a frame longer than the lane
  * carries, or one that does not open ({@code cluster-key}) or parse closes the connection and is counted
  * ({@link TransportCounters#laneRefused()}). The wait for the channel is bounded by what the request allows
  * (half the client's sync-timeout; {@link LaneClient#ONE_WAYS_CHANNEL_WAIT_MILLIS} for a batch); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
@@ -51,6 +54,7 @@ final class LaneServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LaneServer.class.getName());
 
     static final int MAX_CONNECTIONS = 64;
+    static final int MAX_SILENT = 16;
     static final int HELLO_TIMEOUT_MILLIS = 5_000;
     static final int IDLE_TIMEOUT_MILLIS = 120_000;
     /** The longest wait for the channel a request may ask for. */
@@ -64,7 +68,8 @@ final class LaneServer implements AutoCloseable {
     private final DeliveredCounts delivered;
     private final TransportCounters counters;
     private final String localName;
-    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger connections = new AtomicInteger(); // past their hello
+    private final ConcurrentLinkedDeque<Socket> silent = new ConcurrentLinkedDeque<>(); // accepted, no hello yet, oldest first
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
     private volatile boolean closed;
@@ -105,11 +110,13 @@ final class LaneServer implements AutoCloseable {
                 }
                 return;
             }
-            if (connections.incrementAndGet() > MAX_CONNECTIONS) {
-                connections.decrementAndGet();
-                refuse(socket, "more than " + MAX_CONNECTIONS + " connections");
-                continue;
+            if (silent.size() >= MAX_SILENT) {
+                Socket oldest = silent.pollFirst();
+                if (oldest != null) {
+                    refuse(oldest, "no hello yet when " + MAX_SILENT + " newer connections had come");
+                }
             }
+            silent.addLast(socket);
             Thread reader = new Thread(() -> serve(socket), "sessionrep-lane-" + localName + "-" + numbers.incrementAndGet());
             reader.setDaemon(true);
             reader.start();
@@ -118,12 +125,22 @@ final class LaneServer implements AutoCloseable {
 
     private void serve(Socket socket) {
         open.add(socket);
+        boolean counted = false;
         try (socket) {
             socket.setTcpNoDelay(true);
             socket.setSoTimeout(HELLO_TIMEOUT_MILLIS);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 16 * 1024));
             Hello hello = frames.readHello(in);
+            if (!silent.remove(socket)) {
+                return; // closed as the oldest silent connection meanwhile
+            }
+            if (connections.incrementAndGet() > MAX_CONNECTIONS) {
+                connections.decrementAndGet();
+                refuse(socket, "more than " + MAX_CONNECTIONS + " connections");
+                return;
+            }
+            counted = true;
             Address sender = memberAddress(hello);
             if (sender == null) {
                 // also a node that has just joined, before this node's view holds it: it takes the channel meanwhile
@@ -182,7 +199,10 @@ final class LaneServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             open.remove(socket);
-            connections.decrementAndGet();
+            silent.remove(socket);
+            if (counted) {
+                connections.decrementAndGet();
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -163,6 +164,32 @@ class SyncLaneTest {
 
         assertArrayEquals(new byte[]{5}, p.a().requestOnCallerThread(other(p.a()), new byte[]{5}, TIMEOUT));
         assertEquals(1, onB.messages.size(), "nothing of the hostile connections reached the core");
+    }
+
+    @Test
+    void aFloodOfConnectionsThatSayNothingDoesNotKeepAMemberOffTheLane() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        int flooded = LaneServer.MAX_CONNECTIONS + 1; // as many as the lane accepts at once, and one more
+        List<Socket> silent = new ArrayList<>();
+        try {
+            for (int i = 0; i < flooded; i++) {
+                Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort()); // connects, says nothing
+                s.setSoTimeout(5_000);
+                silent.add(s);
+            }
+
+            assertArrayEquals(new byte[]{7}, p.a().requestOnCallerThread(other(p.a()), new byte[]{7}, TIMEOUT),
+                    "the member's request was answered over the lane, not left to the channel");
+            assertEquals(1, onB.messages.size());
+            // the member's connection came last: every silent one but the newest MAX_SILENT - 1 was closed, and counted
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> p.b().counters().laneRefused() == flooded + 1 - LaneServer.MAX_SILENT);
+            assertEquals(-1, silent.get(0).getInputStream().read(), "the oldest silent connection was closed");
+            assertEquals(-1, silent.get(flooded - LaneServer.MAX_SILENT).getInputStream().read(), "and the newest one it makes room for");
+        } finally {
+            silent.forEach(LaneFrames::closeQuietly);
+        }
     }
 
     @Test
