@@ -167,6 +167,19 @@ class SyncLaneTest {
     }
 
     @Test
+    void aConnectionThatDoesNotSayHelloIsClosedAfterTheHelloTimeOut() throws Exception {
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b);
+        try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
+            s.setSoTimeout(LaneServer.HELLO_TIMEOUT_MILLIS + 5_000);
+            long started = System.nanoTime();
+            assertEquals(-1, s.getInputStream().read(), "closed by the lane");
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(waited >= LaneServer.HELLO_TIMEOUT_MILLIS - 100, "closed after " + waited + " ms");
+        }
+        assertArrayEquals(new byte[]{8}, p.a().requestOnCallerThread(other(p.a()), new byte[]{8}, TIMEOUT));
+    }
+
+    @Test
     void aFloodOfConnectionsThatSayNothingDoesNotKeepAMemberOffTheLane() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
