@@ -40,8 +40,9 @@ import java.util.function.Supplier;
  * thread on the receiver, and every protocol of the stack.
  *
  * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections past their hello at once (more are closed); at most
- * {@link #MAX_SILENT} connections that have not said hello yet, the oldest closed when another comes, so that a
- * flood of connections that say nothing cannot keep members off the lane (a member says hello as it connects); a
+ * {@link #MAX_SILENT} connections that have not said hello yet, the oldest closed when another comes, so that
+ * connections that say nothing cannot hold every slot (a member says hello as it connects: it loses its connection
+ * only if {@link #MAX_SILENT} newer ones arrive before its hello is read, and then takes the channel); a
  * connection must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS}
  * without a request; a hello from an address that is not a member of this node's view, a frame longer than the lane
  * carries, or one that does not open ({@code cluster-key}) or parse closes the connection and is counted
