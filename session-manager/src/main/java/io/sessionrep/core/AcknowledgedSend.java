@@ -48,8 +48,8 @@ final class AcknowledgedSend {
      * A sync request end's update to the session's first backup, sent on the request thread
      * and outside the session's monitor over the transport's direct path
      * ({@link io.sessionrep.core.transport.ReplicationTransport#requestOnCallerThread}): one write and one read
-     * here, instead of the channel's hand-offs. Without such a path, or when it fails after the write, the
-     * update goes over the channel as {@link #send} sends it (a version the backup already holds is
+     * here, instead of the channel's hand-offs. Without such a path, or when it fails or times out after the
+     * write, the update goes over the channel as {@link #send} sends it (a version the backup already holds is
      * acknowledged as applied, so it may arrive twice). Returns a completed future, except on that fallback.
      * A backup asking for a full copy gets one only while it is still a backup of the session: the update may
      * reach it after its release (sent over the channel meanwhile), and must not bring the copy back.
@@ -59,8 +59,10 @@ final class AcknowledgedSend {
         try {
             reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout);
         } catch (java.util.concurrent.TimeoutException e) {
-            countSent(update);
-            return CompletableFuture.failedFuture(e);
+            // handled there or not (a backup whose channel was behind does not handle it at all): sent again over
+            // the channel, which delivers it after its request proceeded, as it delivers its own late requests;
+            // without it, a backup left behind this way stayed behind until the session's next request end
+            return send(target, update, true);
         } catch (RuntimeException e) { // written, then the path failed: the backup may or may not hold it
             countSent(update);
             return send(target, update, true);

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,7 @@ public final class SessionReplicator implements AutoCloseable {
     private final Rebalancer rebalancer;
     private final IncomingMessages incoming;
     private final Touches touches;
+    private final SyncInvalidation syncInvalidation;
     private final ScheduledExecutorService maintenance;
 
     private SessionReplicator(ReplicationConfig config, ReplicationTransport transport, ClassLoader appClassLoader,
@@ -61,6 +63,7 @@ public final class SessionReplicator implements AutoCloseable {
                 new KryoSessionSerializer(ClassAllowlist.of(config.serializationAllowlist()), appClassLoader), metrics);
         this.node = new NodeState(config, transport, clock, metrics, attributes, events);
         this.touches = new Touches(node);
+        this.syncInvalidation = new SyncInvalidation(node);
         BackupRefusals refusals = new BackupRefusals(node);
         AcknowledgedSend acknowledged = new AcknowledgedSend(node, refusals);
         OwnershipTimeouts ownershipTimeouts = new OwnershipTimeouts(node);
@@ -247,12 +250,15 @@ public final class SessionReplicator implements AutoCloseable {
 
     /**
      * The container invalidated or expired the session here: every copy in the cluster is removed. In sync
-     * mode the invalidation leaves before the request ends, as its updates do. In async mode it travels
+     * mode the invalidation leaves before the request ends, as its updates do, and the session's backups have
+     * handled it by then (bounded by sync-timeout: {@link SyncInvalidation}). In async mode it travels
      * with the updates, after the batch window: this node answers for the session meanwhile (a request for
      * it elsewhere asks this node first, which knows it is invalidated), and a crash within that window can
      * lose it, as it can lose the last update.
      */
     public void invalidate(String sessionId) {
+        boolean sync = node.config.replicationMode() == ReplicationMode.SYNC;
+        Set<String> holders = sync ? syncInvalidation.holders(sessionId) : Set.of();
         node.tombstones.add(sessionId);
         node.newSessionUses.forget(sessionId);
         node.dropPrimary(sessionId);
@@ -262,6 +268,10 @@ public final class SessionReplicator implements AutoCloseable {
         }
         if (node.config.replicationMode() == ReplicationMode.ASYNC
                 && node.sender.enqueueInvalidation(node.others(), sessionId)) {
+            return;
+        }
+        if (sync) {
+            syncInvalidation.send(sessionId, holders);
             return;
         }
         node.transport.broadcast(WireCodec.encode(new Message.Invalidate(sessionId)));

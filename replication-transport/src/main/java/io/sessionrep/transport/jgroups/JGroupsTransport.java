@@ -293,21 +293,38 @@ public final class JGroupsTransport implements ReplicationTransport {
     @Override
     public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
         LaneClient client = laneClient;
-        Membership view = membership;
-        Address address = running && client != null ? view.addressOf(target) : null;
-        if (address == null) {
+        LaneClient.Endpoint lane = client == null ? null : laneTo(target);
+        if (lane == null) {
             return null;
         }
-        LaneClient.Endpoint endpoint = laneEndpoint(address);
-        if (endpoint == null || endpoint.socket() == null) {
-            return null; // no lane there (or no physical address known yet)
-        }
-        byte[] reply = client.exchange(endpoint, channel.getAddress(), outbound.offeredTo(address), message, timeout);
+        byte[] reply = client.exchange(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout);
         if (reply != null) {
             counters.sent(message.length);
             counters.replyReceived();
         }
         return reply;
+    }
+
+    /** Over the data lane as {@link #requestOnCallerThread}; false when this node or {@code target} has none. */
+    @Override
+    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
+        LaneClient client = laneClient;
+        LaneClient.Endpoint lane = client == null ? null : laneTo(target);
+        if (lane == null) {
+            return false;
+        }
+        boolean handled = client.deliver(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout);
+        if (handled) {
+            counters.sent(message.length);
+        }
+        return handled;
+    }
+
+    /** Where {@code target}'s lane listens, while this node runs; null when it has none or its socket is not known yet. */
+    private LaneClient.Endpoint laneTo(Member target) {
+        Address address = running ? membership.addressOf(target) : null;
+        LaneClient.Endpoint endpoint = address == null ? null : laneEndpoint(address);
+        return endpoint == null || endpoint.socket() == null ? null : endpoint;
     }
 
     /** Where {@code member}'s lane listens: its physical IP and the port its address carries (none: socket null). */

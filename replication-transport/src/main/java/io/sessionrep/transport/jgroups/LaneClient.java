@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The primary's end of the data lane: connections to each member's {@link LaneServer}, kept idle between
  * uses, at most {@link #MAX_CONNECTIONS_PER_MEMBER} per member. A sync request end takes one, writes its update
- * and reads the acknowledgement on its own thread ({@link #exchange}). The async sender has a connection of its own
+ * and reads the acknowledgement on its own thread ({@link #exchange}); a sync-mode invalidation the same way, reading
+ * only that it was handled ({@link #deliver}). The async sender has a connection of its own
  * per backup ({@link #openPipe}), on which it writes its batches without waiting for each answer ({@link OneWayPipe}).
  *
  * <p>Never blocked without bound: a write of at most {@link #room()} bytes goes into a socket send buffer that
@@ -116,7 +117,26 @@ final class LaneClient implements AutoCloseable {
         }
         Reply reply = roundTrip(target, self, timeout,
                 (out, millis) -> frames.writeRequest(out, sentBefore, millis / 2, payload));
+        if (reply != null && reply.status() == LaneFrames.NO_REPLY) {
+            throw new TransportException("the receiver at " + target.member() + " returned no reply");
+        }
         return reply == null ? null : reply.payload();
+    }
+
+    /**
+     * Sends the one-way message {@code payload} to {@code target} as {@link #exchange} sends a request, and waits on
+     * this thread until the target has handled it (whatever its core answered).
+     *
+     * @return true once handled there; false when nothing was handled (no lane now, or the channel was behind): the
+     *         caller sends it over the channel
+     */
+    boolean deliver(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
+            throws TimeoutException {
+        if (closed || payload.length > room()) {
+            return false;
+        }
+        return roundTrip(target, self, timeout,
+                (out, millis) -> frames.writeRequest(out, sentBefore, millis / 2, payload)) != null;
     }
 
     /**
@@ -156,7 +176,10 @@ final class LaneClient implements AutoCloseable {
         void write(DataOutputStream out, int millis) throws IOException;
     }
 
-    /** One exchange on a pooled connection: the reply (status {@link LaneFrames#REPLIED}), or null if not handled. */
+    /**
+     * One exchange on a pooled connection: the reply (status {@link LaneFrames#REPLIED}, or {@link LaneFrames#NO_REPLY}
+     * when the core handled it and answered nothing), or null if not handled.
+     */
     private Reply roundTrip(Endpoint target, Address self, Duration timeout, RequestWriter request) throws TimeoutException {
         long started = System.nanoTime();
         Pool pool = pools.computeIfAbsent(target.member(), a -> new Pool());
@@ -173,7 +196,7 @@ final class LaneClient implements AutoCloseable {
             Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
             reusable = true;
             return switch (reply.status()) {
-                case LaneFrames.REPLIED -> {
+                case LaneFrames.REPLIED, LaneFrames.NO_REPLY -> {
                     counters.laneExchanged();
                     yield reply;
                 }
@@ -182,7 +205,7 @@ final class LaneClient implements AutoCloseable {
                             + " there within half the time the exchange allowed");
                     yield null;
                 }
-                default -> throw new TransportException("the receiver at " + target.member() + " returned no reply");
+                default -> throw new TransportException("the lane at " + target.member() + " answered status " + reply.status());
             };
         } catch (SocketTimeoutException e) {
             counters.requestTimedOut();

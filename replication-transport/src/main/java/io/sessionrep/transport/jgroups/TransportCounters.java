@@ -75,7 +75,10 @@ public final class TransportCounters {
     /** Messages of such a node dropped because the held messages reached their bound in bytes. */
     public long heldDropped() { return heldDropped.sum(); }
 
-    /** Requests sent and answered over the data lane ({@link LaneClient}), counted also in messages sent. */
+    /**
+     * Requests, and one-way messages sent on the caller's thread, that the member handled over the data lane
+     * ({@link LaneClient}); counted also in messages sent.
+     */
     public long laneExchanges() { return laneExchanges.sum(); }
     /**
      * Data lane requests this node answered "not handled": the sender's earlier channel messages had not all been

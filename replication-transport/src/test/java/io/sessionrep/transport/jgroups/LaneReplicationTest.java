@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Request ends over real JGroups transports with the lane. Sync: the updates take the lane, the backup holds
  * every version when the request end returns, and a lane that breaks leaves its updates to the channel without
- * losing one or counting a miss. Async: the sender's batches take it, invalidations too.
+ * losing one or counting a miss; invalidations take it too, and the channel when it is broken. Async: the sender's
+ * batches take it, invalidations too.
  */
 class LaneReplicationTest extends SessionReplicatorContract {
 
@@ -58,6 +59,41 @@ class LaneReplicationTest extends SessionReplicatorContract {
         settle(a);
         assertFalse(b.hasLocalCopy("s1"), "the invalidation arrived");
         assertEquals(exchanges + 1, jgroups("a").counters().laneExchanges(), "over the lane");
+    }
+
+    @Test
+    void aSyncInvalidationTakesTheLaneAndTheBackupHasDroppedItsCopyWhenInvalidateReturns() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        for (int n = 1; n <= 20; n++) {
+            TestSession s = newSession("s" + n);
+            s.set("counter", n);
+            a.requestEnd(s, s.tracker);
+            assertTrue(b.hasLocalCopy("s" + n));
+            long exchanges = jgroups("a").counters().laneExchanges();
+            long sent = jgroups("a").counters().messagesSent();
+
+            a.invalidate("s" + n);
+            assertFalse(b.hasLocalCopy("s" + n), "session " + n + " already gone from its backup when invalidate returned");
+            assertEquals(sent + 1, jgroups("a").counters().messagesSent(), "one message");
+            assertEquals(exchanges + 1, jgroups("a").counters().laneExchanges(),
+                    "over the lane: nothing left in the channel for the next update's lane exchange to wait for");
+        }
+    }
+
+    @Test
+    void whenTheLaneIsBrokenASyncInvalidationTakesTheChannel() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        TestSession s = newSession("s1");
+        s.set("counter", 1);
+        a.requestEnd(s, s.tracker);
+        assertTrue(b.hasLocalCopy("s1"));
+
+        jgroups("b").breakLane();
+        a.invalidate("s1");
+        settle(a);
+        assertFalse(b.hasLocalCopy("s1"), "the invalidation arrived over the channel");
     }
 
     @Test

@@ -62,6 +62,12 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
+            throws TransportException, java.util.concurrent.TimeoutException {
+        return delegate.sendOnCallerThread(target, message, timeout);
+    }
+
+    @Override
     public void broadcast(byte[] message) {
         delegate.broadcast(message);
     }

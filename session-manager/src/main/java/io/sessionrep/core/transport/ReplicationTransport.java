@@ -69,6 +69,23 @@ public interface ReplicationTransport extends AutoCloseable {
         return null;
     }
 
+    /**
+     * A one-way message that the calling thread sees handled: over the same path as {@link #requestOnCallerThread},
+     * when the transport has one to {@code target}, waiting until the target has handled it (after everything this
+     * node sent it before the call). Sync-mode invalidations use it, so that they leave nothing behind them in the
+     * channel for the next request to wait on.
+     *
+     * @return true once the target has handled it; false when there is no such path to {@code target} now: nothing
+     *         was sent, the caller uses {@link #send}
+     * @throws TransportException the path failed after the message was written: the target may have handled it or
+     *                            not (sending it again with {@link #send} must be safe for the caller)
+     * @throws java.util.concurrent.TimeoutException not handled within {@code timeout} (handled or not)
+     */
+    default boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
+            throws TransportException, java.util.concurrent.TimeoutException {
+        return false;
+    }
+
     /** One-way message to every other member. */
     void broadcast(byte[] message);
 

@@ -51,6 +51,23 @@ public abstract class InvalidationExpiryContract extends SessionReplicatorContra
         assertFalse(b.hasLocalCopy("s1"));
     }
 
+    /** Sync mode: the backups get the invalidation over the direct path when there is one, the others over the channel. */
+    @Test
+    void inSyncModeAnInvalidationRemovesTheCopiesOfBackupsAndOfNodesThatHoldNone() {
+        SessionReplicator a = node("a", o -> o.replicationMode(io.sessionrep.core.config.ReplicationMode.SYNC));
+        SessionReplicator b = node("b", o -> o.replicationMode(io.sessionrep.core.config.ReplicationMode.SYNC));
+        SessionReplicator c = node("c", o -> o.replicationMode(io.sessionrep.core.config.ReplicationMode.SYNC));
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        assertEquals(1, (b.hasBackup("s1") ? 1 : 0) + (c.hasBackup("s1") ? 1 : 0), "write-quota 1: one backup");
+        a.invalidate("s1");
+        settle(a, b, c);
+        for (SessionReplicator n : List.of(a, b, c)) {
+            assertFalse(n.hasLocalCopy("s1"), n.nodeName());
+            assertEquals(Optional.empty(), n.takeOver("s1"), n.nodeName() + ": invalidated, not brought back");
+        }
+    }
+
     /**
      * The request end and the backup look an id up in the tombstones only for a session without a primary entry
      * or a held copy there: that relies on every invalidation dropping both, wherever it started, and on the

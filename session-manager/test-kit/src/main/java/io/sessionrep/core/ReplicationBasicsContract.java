@@ -186,6 +186,31 @@ public abstract class ReplicationBasicsContract extends SessionReplicatorContrac
     }
 
     /**
+     * A sync update that the backup does not acknowledge in time (here: lost on its first way there) still reaches
+     * it: the request proceeds after sync-timeout, and the backup is not left a version behind until the session's
+     * next request end, which may never come before the primary dies.
+     */
+    @Test
+    void aSyncUpdateNotAcknowledgedInTimeStillReachesTheBackup() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofMillis(200)));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC));
+        TestSession s = newSession("s1").set("counter", 1);
+        a.requestEnd(s, s.tracker);
+        assertEquals(1, b.backupVersion("s1"));
+        AtomicBoolean lostOnce = new AtomicBoolean();
+        transports.get("a").dropWhen((target, bytes) -> decoded(bytes) instanceof Message.Update u
+                && u.update().toVersion() == 2 && lostOnce.compareAndSet(false, true));
+
+        s.set("counter", 2);
+        a.requestEnd(s, s.tracker);
+        assertTrue(lostOnce.get());
+        assertEquals(1, counter(ReplicationMetrics.SYNC_TIMEOUTS, "a"), "the request proceeded after sync-timeout");
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.backupVersion("s1") == 2);
+        stopNode(a);
+        assertEquals(2, b.takeOver("s1").orElseThrow().attributes().get("counter"));
+    }
+
+    /**
      * A sync-timeout of 1 ms, below the JGroups transport's timeout sweep (10 ms) and, over JGroups, below the round
      * trip of a 256 KiB update (there the timeouts fire; in memory they may not): each request ends exactly once,
      * acknowledged or counted as a sync timeout, an acknowledgement that comes after its request proceeded is

@@ -47,6 +47,19 @@ final class DelayedTransport extends ForwardingTransport {
         return super.requestOnCallerThread(target, message, timeout);
     }
 
+    /** The same for a one-way message sent over the lane (a sync-mode invalidation). */
+    @Override
+    public boolean sendOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
+            throws java.util.concurrent.TimeoutException {
+        try {
+            Thread.sleep(2 * delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return super.sendOnCallerThread(target, message, timeout);
+    }
+
     @Override
     public void start(MessageReceiver receiver) throws TransportException {
         delegate.start(receiver);

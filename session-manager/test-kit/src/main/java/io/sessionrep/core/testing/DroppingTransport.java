@@ -84,6 +84,20 @@ public final class DroppingTransport extends ForwardingTransport {
         }
     }
 
+    /**
+     * The filter sees each message once, whichever path it takes: a dropped one is lost as {@link #send} loses it
+     * (its sender learns nothing of it: reported handled); one the delegate has no direct path for is sent here
+     * over {@link #send}'s path, without asking the filter again.
+     */
+    @Override
+    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
+            throws java.util.concurrent.TimeoutException {
+        if (!drop.test(target, message) && !super.sendOnCallerThread(target, message, timeout)) {
+            super.send(target, message);
+        }
+        return true;
+    }
+
     @Override
     public void broadcast(byte[] message) {
         for (Member m : members()) {

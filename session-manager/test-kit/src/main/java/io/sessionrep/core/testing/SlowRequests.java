@@ -28,6 +28,12 @@ public final class SlowRequests extends ForwardingTransport {
         return null;
     }
 
+    /** Nor for one-way messages. */
+    @Override
+    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) {
+        return false;
+    }
+
     @Override
     public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
         return CompletableFuture.supplyAsync(() -> super.request(target, message, timeout), later)

@@ -1,0 +1,95 @@
+package io.sessionrep.core;
+
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.testing.TestSession;
+import io.sessionrep.core.transport.ForwardingTransport;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.ReplicationTransport;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A sync-mode invalidation whose backup does not handle it in time over the direct path: the invalidation still
+ * arrives (over the channel), and the next ones do not wait for that backup again (expiry invalidates sessions one
+ * after the other on one thread). Node a's direct path never answers: it waits the time-out it is given, as a lane
+ * to a hung node does; the channel (in memory) still works.
+ */
+class SyncInvalidationTest extends SessionReplicatorContract {
+    private static final Duration SYNC_TIMEOUT = Duration.ofMillis(300);
+    private static final AtomicInteger directTries = new AtomicInteger();
+
+    SyncInvalidationTest() {
+        super(directPathOfAHangs());
+    }
+
+    @BeforeEach
+    void reset() {
+        directTries.set(0);
+    }
+
+    private static ContractNetwork directPathOfAHangs() {
+        ContractNetwork memory = ContractNetwork.inMemory();
+        return new ContractNetwork() {
+            @Override
+            public ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options) {
+                return memory.nodeOptions(name, options);
+            }
+
+            @Override
+            public ReplicationTransport transport(ReplicationConfig config) {
+                ReplicationTransport transport = memory.transport(config);
+                return !config.nodeName().equals("a") ? transport : new ForwardingTransport(transport) {
+                    @Override
+                    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
+                        directTries.incrementAndGet();
+                        try {
+                            Thread.sleep(timeout.toMillis());
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        throw new TimeoutException("hung");
+                    }
+                };
+            }
+        };
+    }
+
+    @Test
+    void aBackupThatDoesNotAnswerGetsTheInvalidationOverTheChannelAndIsNotWaitedForAgain() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).syncTimeout(SYNC_TIMEOUT));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC).syncTimeout(SYNC_TIMEOUT));
+        int sessions = 20;
+        for (int n = 1; n <= sessions; n++) {
+            TestSession s = newSession("s" + n).set("user", "user " + n);
+            a.requestEnd(s, s.tracker);
+        }
+        settle(a);
+        for (int n = 1; n <= sessions; n++) {
+            assertTrue(b.hasBackup("s" + n));
+        }
+
+        long started = System.nanoTime();
+        for (int n = 1; n <= sessions; n++) {
+            a.invalidate("s" + n);
+        }
+        long waitedMillis = (System.nanoTime() - started) / 1_000_000;
+        settle(a);
+
+        for (int n = 1; n <= sessions; n++) {
+            assertFalse(b.hasLocalCopy("s" + n), "session " + n + ": the invalidation arrived over the channel");
+        }
+        assertEquals(1, directTries.get(), "only the first invalidation waited for the hung direct path");
+        assertTrue(waitedMillis < sessions * SYNC_TIMEOUT.toMillis() / 2,
+                "the " + sessions + " invalidations waited " + waitedMillis + " ms, not sync-timeout each");
+    }
+}
