@@ -112,11 +112,7 @@ final class LaneClient implements AutoCloseable {
      */
     byte[] exchange(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
             throws TimeoutException {
-        if (closed || payload.length > room()) {
-            return null;
-        }
-        Reply reply = roundTrip(target, self, timeout,
-                (out, millis) -> frames.writeRequest(out, sentBefore, millis / 2, payload));
+        Reply reply = roundTrip(target, self, sentBefore, payload, timeout);
         if (reply != null && reply.status() == LaneFrames.NO_REPLY) {
             throw new TransportException("the receiver at " + target.member() + " returned no reply");
         }
@@ -132,11 +128,7 @@ final class LaneClient implements AutoCloseable {
      */
     boolean deliver(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
             throws TimeoutException {
-        if (closed || payload.length > room()) {
-            return false;
-        }
-        return roundTrip(target, self, timeout,
-                (out, millis) -> frames.writeRequest(out, sentBefore, millis / 2, payload)) != null;
+        return roundTrip(target, self, sentBefore, payload, timeout) != null;
     }
 
     /**
@@ -171,16 +163,16 @@ final class LaneClient implements AutoCloseable {
         return pipe;
     }
 
-    /** Writes a request. */
-    private interface RequestWriter {
-        void write(DataOutputStream out, int millis) throws IOException;
-    }
-
     /**
      * One exchange on a pooled connection: the reply (status {@link LaneFrames#REPLIED}, or {@link LaneFrames#NO_REPLY}
-     * when the core handled it and answered nothing), or null if not handled.
+     * when the core handled it and answered nothing), or null if not handled (nor sent, when this client is closed or
+     * the payload is larger than {@link #room()}).
      */
-    private Reply roundTrip(Endpoint target, Address self, Duration timeout, RequestWriter request) throws TimeoutException {
+    private Reply roundTrip(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
+            throws TimeoutException {
+        if (closed || payload.length > room()) {
+            return null;
+        }
         long started = System.nanoTime();
         Pool pool = pools.computeIfAbsent(target.member(), a -> new Pool());
         Connection c = pool.take(target, self, timeout);
@@ -192,7 +184,7 @@ final class LaneClient implements AutoCloseable {
         try {
             int wait = (int) Math.min(Integer.MAX_VALUE, millis);
             c.socket.setSoTimeout(wait);
-            request.write(c.out, wait);
+            frames.writeRequest(c.out, sentBefore, wait / 2, payload);
             Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
             reusable = true;
             return switch (reply.status()) {
