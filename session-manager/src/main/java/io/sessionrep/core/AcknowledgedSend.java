@@ -58,12 +58,10 @@ final class AcknowledgedSend {
         byte[] reply;
         try {
             reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout);
-        } catch (java.util.concurrent.TimeoutException e) {
-            // handled there or not (a backup whose channel was behind does not handle it at all): sent again over
-            // the channel, which delivers it after its request proceeded, as it delivers its own late requests;
-            // without it, a backup left behind this way stayed behind until the session's next request end
-            return send(target, update, true);
-        } catch (RuntimeException e) { // written, then the path failed: the backup may or may not hold it
+        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+            // written, then the path failed or timed out: handled there or not (a backup whose channel was behind
+            // does not handle it at all), so sent again over the channel, which delivers it even after its request
+            // proceeded; without it, a backup left behind this way stayed behind until the session's next request end
             countSent(update);
             return send(target, update, true);
         }

@@ -92,4 +92,23 @@ class SyncInvalidationTest extends SessionReplicatorContract {
         assertTrue(waitedMillis < sessions * SYNC_TIMEOUT.toMillis() / 2,
                 "the " + sessions + " invalidations waited " + waitedMillis + " ms, not sync-timeout each");
     }
+
+    /** Two backups (write-quota 2) whose direct path hangs: the invalidation waits sync-timeout in all, not per backup. */
+    @Test
+    void withTwoHungBackupsTheInvalidationWaitsSyncTimeoutOnceAndReachesBoth() {
+        SessionReplicator a = node("a", o -> o.replicationMode(ReplicationMode.SYNC).writeQuota(2).syncTimeout(SYNC_TIMEOUT));
+        SessionReplicator b = node("b", o -> o.replicationMode(ReplicationMode.SYNC).writeQuota(2));
+        SessionReplicator c = node("c", o -> o.replicationMode(ReplicationMode.SYNC).writeQuota(2));
+        TestSession s = newSession("s1").set("user", "alice");
+        a.requestEnd(s, s.tracker);
+        settle(a);
+        assertTrue(b.hasBackup("s1") && c.hasBackup("s1"));
+
+        a.invalidate("s1");
+        settle(a);
+
+        assertEquals(1, directTries.get(), "the second backup was not tried: no time was left of sync-timeout");
+        assertFalse(b.hasLocalCopy("s1"));
+        assertFalse(c.hasLocalCopy("s1"));
+    }
 }

@@ -38,26 +38,25 @@ final class DelayedTransport extends ForwardingTransport {
     @Override
     public byte[] requestOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
             throws java.util.concurrent.TimeoutException {
-        try {
-            Thread.sleep(2 * delay.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-        return super.requestOnCallerThread(target, message, timeout);
+        return roundTripDelayed() ? super.requestOnCallerThread(target, message, timeout) : null;
     }
 
     /** The same for a one-way message sent over the lane (a sync-mode invalidation). */
     @Override
     public boolean sendOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
             throws java.util.concurrent.TimeoutException {
+        return roundTripDelayed() && super.sendOnCallerThread(target, message, timeout);
+    }
+
+    /** Sleeps the round trip's delay; false when interrupted (the caller then takes the channel). */
+    private boolean roundTripDelayed() {
         try {
             Thread.sleep(2 * delay.toMillis());
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
-        return super.sendOnCallerThread(target, message, timeout);
     }
 
     @Override
