@@ -70,28 +70,28 @@ final class InboundDispatcher implements Receiver {
             return;
         }
         switch (frame.kind()) {
-            // one-way messages, requests and barriers are what the sender's OutboundQueues count: each is counted
-            // as handled once the core is done with it (or it was dropped), for the data lane (DeliveredCounts)
+            // one-way messages, requests and barriers are what the sender's OutboundQueues count: each one's position
+            // is taken as handled once the core is done with it (or it was dropped), for the data lane (DeliveredCounts)
             case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> {
                 deliver(senderOf(source), frame);
-                handled(source);
-            }, () -> handled(source));
+                handled(source, frame);
+            }, () -> handled(source, frame));
             case REQUEST -> newcomers.deliver(source, frame.payload().length, () -> {
                 answer(source, frame);
-                handled(source);
-            }, () -> handled(source));
+                handled(source, frame);
+            }, () -> handled(source, frame));
             case REPLY -> pending.complete(frame.correlationId(), source, frame.payload());
             case FAILURE -> pending.fail(frame.correlationId(), source, frame.payloadAsText());
             case BARRIER -> {
                 passBarrier(source, frame);
-                handled(source);
+                handled(source, frame);
             }
         }
     }
 
-    private void handled(Address source) {
+    private void handled(Address source, Frame frame) {
         if (delivered != null) {
-            delivered.handled(source);
+            delivered.handled(source, frame.position());
         }
     }
 

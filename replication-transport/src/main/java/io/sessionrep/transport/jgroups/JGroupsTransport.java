@@ -477,7 +477,7 @@ public final class JGroupsTransport implements ReplicationTransport {
         Set<Address> departed = new HashSet<>(membership.addresses());
         departed.removeAll(next.addresses());
         membership = next;
-        delivered.forget(departed);
+        delivered.trim(next.addresses());
         laneEndpoints.keySet().retainAll(next.addresses());
         if (laneClient != null) {
             laneClient.retainOnly(next.addresses());

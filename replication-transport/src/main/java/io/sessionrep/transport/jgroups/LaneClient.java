@@ -106,7 +106,7 @@ final class LaneClient implements AutoCloseable {
     /**
      * Sends {@code payload} to {@code target} and reads the reply on this thread.
      *
-     * @param sentBefore how many channel messages this node had handed to the channel for the target before
+     * @param sentBefore the {@link ChannelPosition} of the channel messages this node handed over for the target before
      * @return the reply, or null when nothing was handled there (no lane now, or the channel was behind): the
      *         caller sends it over the channel
      */

@@ -17,10 +17,11 @@ import java.util.List;
  * fresh, accepted once), without it the body is plain, as the channel's is then.
  * <pre>
  * hello   = magic (4) | client address (16) | server address (16)         client to server, first
- * request = channel messages sent before (8) | wait millis (4) | kind (1) | payload     client to server
+ * request = sent before (8) | wait millis (4) | kind (1) | payload                     client to server
  * reply   = status (1) | payload                                                      server to client
  * </pre>
- * A request of kind {@link #REQUEST} carries one message, which the core answers (a sync request end); one of
+ * "Sent before" is the {@link ChannelPosition} of the channel messages the client sent the server's node before the
+ * request, which the server handles first. A request of kind {@link #REQUEST} carries one message, which the core answers (a sync request end); one of
  * kind {@link #ONE_WAYS} carries one-way messages, {@code count (4) | (length (4) | message) * count}, handled
  * in order and answered with an empty {@link #REPLIED} once all are (the async sender's batch).
  * A length outside what the lane carries, a body that does not open or parse: {@link MalformedLaneFrame}, and

@@ -68,8 +68,8 @@ final class OneWayPipe<T> implements AutoCloseable {
     }
 
     /**
-     * Writes {@code messages} as one frame, to be handled after the {@code sentBefore} channel messages sent to the
-     * member before. Waits for answers only while the frame does not fit beside the unanswered ones.
+     * Writes {@code messages} as one frame, to be handled after the channel messages sent to the member before
+     * ({@code sentBefore}, their {@link ChannelPosition}). Waits for answers only while the frame does not fit beside the unanswered ones.
      *
      * @param payloadLength {@link LaneFrames#oneWaysLength} of the messages, at most {@code room} (the send buffer holds
      *                      a frame of that much beside its overhead)

@@ -67,6 +67,8 @@ final class OutboundQueues {
     private final long maxQueuedBytes;
     private final TransportCounters counters;
     private final Map<Address, Lane> lanes = new ConcurrentHashMap<>();
+    /** The last {@link ChannelPosition} stream opened: each lane is one stream of its destination's messages. */
+    private final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
     /** Unicast flow control of the stack; null if the stack has none (then a send never waits for credits). */
     private final UFC flowControl;
 
@@ -108,13 +110,13 @@ final class OutboundQueues {
     }
 
     /**
-     * How many messages this node has handed over for {@code destination} so far (sent, or queued to be), less
-     * those whose send failed: the number the destination will have handled once it has everything sent
-     * before this call ({@link DeliveredCounts}).
+     * The {@link ChannelPosition} the destination will have handled once it has everything this node handed over for
+     * it so far (sent, or queued to be; those whose send fails are not counted), for the data lane to wait for
+     * ({@link DeliveredCounts}).
      */
     long offeredTo(Address destination) {
         Lane lane = lanes.get(destination);
-        return lane == null ? 0 : lane.offered.get();
+        return lane == null ? ChannelPosition.NONE : ChannelPosition.of(lane.stream, lane.offered.get());
     }
 
     /** Closes the lanes of destinations that are no longer members. */
@@ -156,6 +158,8 @@ final class OutboundQueues {
 
     private final class Lane implements Runnable {
         private final Address destination;
+        /** This lane's stream of the destination's {@link ChannelPosition}s. */
+        private final int stream;
         private final Queue<Outgoing> queue = new ConcurrentLinkedQueue<>();
         private final AtomicLong queuedBytes = new AtomicLong();
         private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -174,6 +178,8 @@ final class OutboundQueues {
 
         Lane(Address destination) {
             this.destination = destination;
+            // wraps only after a million lanes opened (a member rejoining this node's view opens one)
+            this.stream = streams.updateAndGet(n -> n >= ChannelPosition.MAX_STREAM ? 1 : n + 1);
         }
 
         String offer(Outgoing outgoing) {
@@ -275,7 +281,7 @@ final class OutboundQueues {
             List<byte[]> messages = new ArrayList<>(frame.size());
             frame.forEach(o -> messages.add(o.oneWay()));
             return closedBecause == null
-                    && p.write(handed.get(), messages, LaneFrames.oneWaysLength(messages.size(), frameBytes), frame);
+                    && p.write(ChannelPosition.of(stream, handed.get()), messages, LaneFrames.oneWaysLength(messages.size(), frameBytes), frame);
         }
 
         /**
@@ -377,6 +383,7 @@ final class OutboundQueues {
 
         private boolean send(Outgoing outgoing) {
             try {
+                WireFormat.placeAt(outgoing.message(), ChannelPosition.of(stream, handed.get() + 1));
                 channel.send(outgoing.message());
                 handed.incrementAndGet();
                 counters.sent(outgoing.payloadBytes());

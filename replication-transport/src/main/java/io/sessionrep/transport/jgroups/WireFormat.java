@@ -21,6 +21,8 @@ import java.util.function.Supplier;
  * kind       0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none), 4 barrier (a
  *            request the receiving transport answers itself, once it has delivered everything sent before it)
  * id         correlation id (0 for one-way messages)
+ * position   for one-way messages, requests and barriers: the message's {@link ChannelPosition} in its sender's
+ *            stream to this node, set as it is handed to the channel (0 for replies)
  * </pre>
  * Neither side copies the payload to put a frame around it or to strip it: a sent array goes out as is, and
  * a received message's array is handed to the core when it is exactly the payload (as JGroups reads it).
@@ -28,7 +30,7 @@ import java.util.function.Supplier;
  */
 final class WireFormat {
 
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
     /** The header's key in a message, and its magic id for JGroups' serialization (custom ids start at 1024). */
     static final short HEADER_ID = 3712;
 
@@ -56,7 +58,7 @@ final class WireFormat {
     }
 
     /** A decoded frame; {@code payload} is the receiver's to keep (nobody else holds it). */
-    record Frame(Kind kind, long correlationId, byte[] payload) {
+    record Frame(Kind kind, long correlationId, long position, byte[] payload) {
         String payloadAsText() {
             return new String(payload, StandardCharsets.UTF_8);
         }
@@ -75,6 +77,11 @@ final class WireFormat {
     /** A message to {@code destination} carrying {@code payload} as is; the caller must not change the array. */
     static Message message(Address destination, Kind kind, long correlationId, byte[] payload) {
         return new BytesMessage(destination, payload).putHeader(HEADER_ID, new FrameHeader(VERSION, kind.ordinal(), correlationId));
+    }
+
+    /** Sets the {@link ChannelPosition} of a message made by {@link #message}, as it is handed to the channel. */
+    static void placeAt(Message message, long position) {
+        ((FrameHeader) message.getHeader(HEADER_ID)).position = position;
     }
 
     static Message failure(Address destination, long correlationId, String reason) {
@@ -96,7 +103,7 @@ final class WireFormat {
         if (!message.hasArray()) {
             throw new MalformedFrameException("message without a byte[] payload");
         }
-        return new Frame(Kind.BY_CODE[header.kind], header.correlationId, payloadOf(message));
+        return new Frame(Kind.BY_CODE[header.kind], header.correlationId, header.position, payloadOf(message));
     }
 
     /** The message's array when it is exactly the payload (as received), otherwise a copy of the payload. */
@@ -112,6 +119,7 @@ final class WireFormat {
         private byte version;
         private byte kind;
         private long correlationId;
+        private long position;
 
         public FrameHeader() {
         }
@@ -139,7 +147,7 @@ final class WireFormat {
 
         @Override
         public int serializedSize() {
-            return 2 + Long.BYTES;
+            return 2 + 2 * Long.BYTES;
         }
 
         @Override
@@ -147,6 +155,7 @@ final class WireFormat {
             out.writeByte(version);
             out.writeByte(kind);
             out.writeLong(correlationId);
+            out.writeLong(position);
         }
 
         @Override
@@ -154,11 +163,13 @@ final class WireFormat {
             version = in.readByte();
             kind = in.readByte();
             correlationId = in.readLong();
+            position = in.readLong();
         }
 
         @Override
         public String toString() {
-            return "sessionrep frame v" + version + " kind " + kind + " id " + correlationId;
+            return "sessionrep frame v" + version + " kind " + kind + " id " + correlationId + " at "
+                    + ChannelPosition.toString(position);
         }
     }
 }

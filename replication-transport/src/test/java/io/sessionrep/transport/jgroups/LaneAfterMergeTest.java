@@ -1,0 +1,115 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.config.DiscoveryMode;
+import io.sessionrep.core.config.HostPort;
+import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.config.ReplicationMode;
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.discovery.CrashAwareVerifySuspect;
+import org.jgroups.Event;
+import org.jgroups.protocols.DISCARD;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.TP;
+import org.jgroups.stack.ProtocolStack;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The lane's ordering wait ({@link DeliveredCounts}) across a split that only one side saw: b stops hearing a,
+ * removes it from its view and forgets what it had handled of a's channel messages, while a keeps b in its view, and
+ * with it its count of what it sent b (as when a stalls, in a long GC pause say, past b's failure detection and the
+ * two merge before a's own detection fires). After the merge the two must agree again where a's
+ * channel stream to b stands; before positions carried the sender's stream, b counted from zero while a went on
+ * from its old count, and every lane request of a waited for channel messages b would never see, for good
+ * (answered "not handled", a rested its lane and took the channel, again and again).
+ */
+@Timeout(120)
+class LaneAfterMergeTest {
+
+    private final TestNodes nodes = new TestNodes();
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private ReplicationConfig syncNode(String name, int port, int peerPort) {
+        return ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
+                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
+                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
+                .replicationMode(ReplicationMode.SYNC).build();
+    }
+
+    @Test
+    void afterOnlyTheBackupRemovedTheSenderAndTheyMergedTheLaneServesAgain() throws Exception {
+        int[] ports = TestNodes.freePorts(2);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> new byte[]{1});
+        JGroupsTransport a = nodes.start(syncNode("a", ports[0], ports[1]), new RecordingReceiver());
+        JGroupsTransport b = nodes.start(syncNode("b", ports[1], ports[0]), onB);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+        Member bOfA = other(a);
+        for (int i = 0; i < 20; i++) {
+            a.send(bOfA, new byte[]{0, (byte) i}); // channel messages that b handles and counts
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 20);
+        assertEquals(1, exchange(a, bOfA, 100).length, "the lane serves before the split");
+        long exchangedBefore = a.counters().laneExchanges();
+
+        // the split, seen by b only: b drops what a sends, suspects it and removes it; a's suspicions never conclude
+        // (as when a stalls, e.g. in a long GC pause, past b's failure detection, and resumes before its own fires)
+        a.channel().getProtocolStack().<FD_ALL3>findProtocol(FD_ALL3.class).setTimeout(600_000);
+        a.channel().getProtocolStack().<CrashAwareVerifySuspect>findProtocol(CrashAwareVerifySuspect.class).setTimeout(600_000);
+        DISCARD discard = new DISCARD();
+        b.channel().getProtocolStack().insertProtocol(discard, ProtocolStack.Position.ABOVE, TP.class);
+        discard.addIgnoreMember(a.channel().getAddress());
+        CrashAwareVerifySuspect verifier = b.channel().getProtocolStack().findProtocol(CrashAwareVerifySuspect.class);
+        verifier.up(new Event(Event.SUSPECT, List.of(a.channel().getAddress())));
+        await().atMost(Duration.ofSeconds(20)).until(() -> b.members().size() == 1);
+        assertEquals(2, a.members().size(), "a kept b in its view all along (the case where the counts parted)");
+
+        discard.resetIgnoredMembers(); // heal: MERGE3 merges the two views
+        await().atMost(Duration.ofSeconds(40)).until(() -> b.members().size() == 2);
+        assertEquals(2, a.members().size());
+
+        // as a sync request end does: the lane first, the channel when the lane does not take it
+        int overTheLane = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        for (int i = 0; overTheLane < 3 && System.nanoTime() < deadline; i++) {
+            byte[] reply = a.requestOnCallerThread(bOfA, new byte[]{2, (byte) i}, TIMEOUT);
+            if (reply != null) {
+                overTheLane++;
+            } else {
+                a.send(bOfA, new byte[]{3, (byte) i});
+                Thread.sleep(200);
+            }
+        }
+
+        assertTrue(overTheLane == 3, "after the merge the lane takes requests again; over the lane: " + overTheLane
+                + ", answered 'not handled' by b: " + b.counters().laneNotHandled());
+        assertTrue(a.counters().laneExchanges() >= exchangedBefore + 3);
+    }
+
+    private static byte[] exchange(JGroupsTransport from, Member to, int attempts) throws Exception {
+        for (int i = 0; i < attempts; i++) {
+            byte[] reply = from.requestOnCallerThread(to, new byte[]{9}, TIMEOUT);
+            if (reply != null) {
+                return reply;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the lane never answered");
+    }
+
+    private static Member other(JGroupsTransport t) {
+        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
+    }
+}
