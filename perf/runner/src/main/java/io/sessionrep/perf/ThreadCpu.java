@@ -14,12 +14,28 @@ import java.util.stream.Stream;
  * ticks, so GC, JIT, kernel time of socket writes and wake-ups all count, which JFR's execution samples do
  * not see). Taken before and after each measured segment; the difference, over the requests the segment
  * served, is CPU time per request. Linux only: elsewhere every snapshot is empty.
+ *
+ * <p>Per thread, not per role: a snapshot holds each thread's ticks under its process, thread id and start time, and
+ * the process's own ticks ({@code /proc/PID/stat}, which keep those of its threads that ended). A thread's share of a
+ * segment is its ticks then less those it had before (a thread started meanwhile: all of them; one whose id the kernel
+ * reused: a new thread); what threads that ended during the segment used is what the process used beyond its live
+ * threads ({@link #ENDED}). Summed per role before, a thread that ended took all its earlier ticks out of its role's
+ * difference: the data lane's connection threads, replaced after the minute a configuration rests between its
+ * segments, made the lane's CPU vanish from the table (reports up to 20261128 show it near 0, with a negative kernel
+ * share).
  */
 final class ThreadCpu {
 
     /** Roles in report order, by the thread's name as the kernel keeps it (its first 15 characters). */
     static final List<String> ROLES = List.of("HTTP (Tomcat NIO / Jetty qtp)", "sessionrep sender and lane threads",
-            "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other");
+            "JGroups", "Tribes (Tomcat cluster)", "GC", "JIT", "JFR", "other", "threads that ended in the segment");
+
+    /** The role of the ticks of threads that ended between two snapshots (their name is gone with them). */
+    static final String ENDED = ROLES.get(8);
+
+    /** Snapshot keys: a thread's ticks under {@code THREAD + pid/tid/start + ' ' + role}, a process's under {@code PROCESS + pid}. */
+    private static final String THREAD = "thread ";
+    private static final String PROCESS = "process ";
 
     /** The role of the JIT compiler threads (C1, C2). */
     static final String JIT = ROLES.get(5);
@@ -32,35 +48,46 @@ final class ThreadCpu {
     private ThreadCpu() {
     }
 
-    /** Ticks per role over the given processes, now. */
+    /** Ticks per thread and per process over the given processes, now (for {@link #difference}). */
     static Map<String, Long> snapshot(List<Long> pids) {
-        Map<String, Long> byRole = new LinkedHashMap<>();
+        Map<String, Long> ticks = new LinkedHashMap<>();
         for (long pid : pids) {
-            Path tasks = Path.of("/proc", Long.toString(pid), "task");
+            Path process = Path.of("/proc", Long.toString(pid));
+            Path tasks = process.resolve("task");
             if (!Files.isDirectory(tasks)) {
                 continue;
             }
             try (Stream<Path> s = Files.list(tasks)) {
                 for (Path task : s.toList()) {
                     try {
-                        String stat = Files.readString(task.resolve("stat"));
-                        int open = stat.indexOf('(');
-                        int close = stat.lastIndexOf(')');
-                        String comm = stat.substring(open + 1, close);
-                        String[] f = stat.substring(close + 2).split(" ");
-                        long user = Long.parseLong(f[11]); // utime, stime: fields 14, 15
-                        long system = Long.parseLong(f[12]);
-                        byRole.merge(role(comm), user + system, Long::sum);
-                        byRole.merge(KERNEL + role(comm), system, Long::sum);
+                        Stat stat = Stat.parse(Files.readString(task.resolve("stat")));
+                        String key = THREAD + pid + "/" + task.getFileName() + "/" + stat.start + " " + role(stat.comm);
+                        ticks.put(key, stat.user + stat.system);
+                        ticks.put(KERNEL + key, stat.system);
                     } catch (IOException | RuntimeException gone) {
-                        // the thread ended meanwhile
+                        // the thread ended meanwhile (its ticks are in the process's from now on)
                     }
                 }
-            } catch (IOException gone) {
+                // after the threads: what ended between the two reads is counted in the process, never lost
+                Stat whole = Stat.parse(Files.readString(process.resolve("stat")));
+                ticks.put(PROCESS + pid, whole.user + whole.system);
+                ticks.put(KERNEL + PROCESS + pid, whole.system);
+            } catch (IOException | RuntimeException gone) {
                 // the process ended
             }
         }
-        return byRole;
+        return ticks;
+    }
+
+    /** The fields of a {@code stat} file used here. */
+    record Stat(String comm, long user, long system, long start) {
+        static Stat parse(String stat) {
+            int open = stat.indexOf('(');
+            int close = stat.lastIndexOf(')');
+            String[] f = stat.substring(close + 2).split(" ");
+            // utime, stime, starttime: fields 14, 15, 22 (counted from 1, the first two before the name's end)
+            return new Stat(stat.substring(open + 1, close), Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[19]));
+        }
     }
 
     static String role(String comm) {
@@ -105,10 +132,33 @@ final class ThreadCpu {
         return sum;
     }
 
-    /** after - before, per role. */
+    /**
+     * Ticks per role between two {@link #snapshot}s: each thread's ticks less those it had in {@code before}, and, as
+     * {@link #ENDED}, what each process used beyond its threads that are still there.
+     */
     static Map<String, Long> difference(Map<String, Long> before, Map<String, Long> after) {
         Map<String, Long> d = new LinkedHashMap<>();
-        after.forEach((role, ticks) -> d.put(role, ticks - before.getOrDefault(role, 0L)));
+        for (String kind : List.of("", KERNEL)) {
+            Map<String, Long> liveByProcess = new LinkedHashMap<>();
+            after.forEach((key, ticks) -> {
+                if (!key.startsWith(kind + THREAD)) {
+                    return;
+                }
+                String thread = key.substring((kind + THREAD).length());
+                String role = thread.substring(thread.indexOf(' ') + 1);
+                String pid = thread.substring(0, thread.indexOf('/'));
+                long delta = ticks - before.getOrDefault(key, 0L);
+                d.merge(kind + role, delta, Long::sum);
+                liveByProcess.merge(pid, delta, Long::sum);
+            });
+            after.forEach((key, ticks) -> {
+                if (key.startsWith(kind + PROCESS)) {
+                    String pid = key.substring((kind + PROCESS).length());
+                    long ended = ticks - before.getOrDefault(key, ticks) - liveByProcess.getOrDefault(pid, 0L);
+                    d.merge(kind + ENDED, Math.max(0, ended), Long::sum); // a tick's rounding between reads aside
+                }
+            });
+        }
         return d;
     }
 
