@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -68,7 +69,7 @@ final class OutboundQueues {
     private final TransportCounters counters;
     private final Map<Address, Lane> lanes = new ConcurrentHashMap<>();
     /** The last {@link ChannelPosition} stream opened: each lane is one stream of its destination's messages. */
-    private final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger streams = new AtomicInteger();
     /** Unicast flow control of the stack; null if the stack has none (then a send never waits for credits). */
     private final UFC flowControl;
 
@@ -281,7 +282,8 @@ final class OutboundQueues {
             List<byte[]> messages = new ArrayList<>(frame.size());
             frame.forEach(o -> messages.add(o.oneWay()));
             return closedBecause == null
-                    && p.write(ChannelPosition.of(stream, handed.get()), messages, LaneFrames.oneWaysLength(messages.size(), frameBytes), frame);
+                    && p.write(ChannelPosition.of(stream, handed.get()), messages,
+                            LaneFrames.oneWaysLength(messages.size(), frameBytes), frame);
         }
 
         /**
