@@ -38,11 +38,11 @@ final class InboundDispatcher implements Receiver {
     private final NewcomerGate newcomers;
     private final Consumer<View> viewListener;
     /** Null when this node has no data lane: nobody waits for the counts then. */
-    private final DeliveredCounts delivered;
+    private final HandledPositions handledPositions;
 
     InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
                       Supplier<Membership> membership, NewcomerGate newcomers, Consumer<View> viewListener,
-                      DeliveredCounts delivered) {
+                      HandledPositions handledPositions) {
         this.channel = channel;
         this.receiver = receiver;
         this.pending = pending;
@@ -50,7 +50,7 @@ final class InboundDispatcher implements Receiver {
         this.membership = membership;
         this.newcomers = newcomers;
         this.viewListener = viewListener;
-        this.delivered = delivered;
+        this.handledPositions = handledPositions;
     }
 
     @Override
@@ -71,7 +71,7 @@ final class InboundDispatcher implements Receiver {
         }
         switch (frame.kind()) {
             // one-way messages, requests and barriers are what the sender's OutboundQueues count: each one's position
-            // is taken as handled once the core is done with it (or it was dropped), for the data lane (DeliveredCounts)
+            // is taken as handled once the core is done with it (or it was dropped), for the data lane (HandledPositions)
             case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> {
                 deliver(senderOf(source), frame);
                 handled(source, frame);
@@ -90,8 +90,8 @@ final class InboundDispatcher implements Receiver {
     }
 
     private void handled(Address source, Frame frame) {
-        if (delivered != null) {
-            delivered.handled(source, frame.position());
+        if (handledPositions != null) {
+            handledPositions.handled(source, frame.position());
         }
     }
 

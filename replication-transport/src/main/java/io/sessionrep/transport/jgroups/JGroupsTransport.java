@@ -108,7 +108,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     private NewcomerGate newcomers;
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
-    private final DeliveredCounts delivered = new DeliveredCounts();
+    private final HandledPositions handledPositions = new HandledPositions();
     /** The data lane ({@code data-lane}, neither TLS nor jgroups-config); null without. */
     private LaneServer laneServer;
     private LaneClient laneClient;
@@ -159,7 +159,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 newcomers = new NewcomerGate(NEWCOMER_WAIT_MILLIS, NEWCOMER_MAX_SENDERS, NEWCOMER_MAX_BYTES,
                         () -> membership, senderThreads, timeoutThread, counters);
                 channel.setReceiver(new InboundDispatcher(channel, receiver, pending, counters, () -> membership,
-                        newcomers, this::viewChanged, laneServer == null ? null : delivered));
+                        newcomers, this::viewChanged, laneServer == null ? null : handledPositions));
                 running = true;
                 channel.connect(config.clusterName());
                 if (laneServer != null) {
@@ -348,7 +348,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName()));
         try {
             laneServer = new LaneServer(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), frames,
-                    receiver, () -> membership, () -> channel.getAddress(), delivered, counters, local.name());
+                    receiver, () -> membership, () -> channel.getAddress(), handledPositions, counters, local.name());
         } catch (IOException e) {
             throw new ConfigException("data-lane-port", config.dataLanePort() + " on bind-address " + config.bindAddress()
                     + " cannot be opened (" + e.getMessage() + "): choose a free port, 0 for any free port, or set"
@@ -477,7 +477,7 @@ public final class JGroupsTransport implements ReplicationTransport {
         Set<Address> departed = new HashSet<>(membership.addresses());
         departed.removeAll(next.addresses());
         membership = next;
-        delivered.trim(next.addresses());
+        handledPositions.trim(next.addresses());
         laneEndpoints.keySet().retainAll(next.addresses());
         if (laneClient != null) {
             laneClient.retainOnly(next.addresses());

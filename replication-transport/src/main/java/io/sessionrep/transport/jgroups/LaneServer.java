@@ -30,7 +30,7 @@ import java.util.function.Supplier;
 /**
  * The backup's end of the data lane: accepts connections from members' {@link LaneClient}s and, on one
  * thread per connection, reads a request, waits until the channel messages its sender sent before it were
- * handled here ({@link DeliveredCounts}), hands it to the core and writes the core's reply (a batch of one-way
+ * handled here ({@link HandledPositions}), hands it to the core and writes the core's reply (a batch of one-way
  * messages: hands each to the core in order, then answers that it did). The async sender writes its batches one
  * after the other without waiting ({@link OneWayPipe}); they are handled in the order written, and a batch that
  * cannot be handled in time is answered {@link LaneFrames#NOT_HANDLED} and the connection closed, so that none
@@ -66,7 +66,7 @@ final class LaneServer implements AutoCloseable {
     private final MessageReceiver receiver;
     private final Supplier<Membership> membership;
     private final Supplier<Address> self;
-    private final DeliveredCounts delivered;
+    private final HandledPositions handledPositions;
     private final TransportCounters counters;
     private final String localName;
     private final AtomicInteger connections = new AtomicInteger(); // past their hello
@@ -76,14 +76,14 @@ final class LaneServer implements AutoCloseable {
     private volatile boolean closed;
 
     LaneServer(InetAddress bind, int port, LaneFrames frames, MessageReceiver receiver, Supplier<Membership> membership,
-                   Supplier<Address> self, DeliveredCounts delivered, TransportCounters counters, String localName)
+                   Supplier<Address> self, HandledPositions handledPositions, TransportCounters counters, String localName)
             throws IOException {
         this.server = new ServerSocket(port, 128, bind);
         this.frames = frames;
         this.receiver = receiver;
         this.membership = membership;
         this.self = self;
-        this.delivered = delivered;
+        this.handledPositions = handledPositions;
         this.counters = counters;
         this.localName = localName;
     }
@@ -160,7 +160,7 @@ final class LaneServer implements AutoCloseable {
                 }
                 List<byte[]> oneWays = request.kind() == LaneFrames.ONE_WAYS ? request.oneWays() : null;
                 int wait = Math.max(0, Math.min(request.waitMillis(), MAX_WAIT_MILLIS));
-                if (!delivered.await(sender, request.sentBefore(), wait)) {
+                if (!handledPositions.await(sender, request.sentBefore(), wait)) {
                     counters.countLaneNotHandled();
                     frames.writeReply(out, LaneFrames.NOT_HANDLED, null);
                     if (oneWays != null) {

@@ -113,7 +113,7 @@ final class OutboundQueues {
     /**
      * The {@link ChannelPosition} the destination will have handled once it has everything this node handed over for
      * it so far (sent, or queued to be; those whose send fails are not counted), for the data lane to wait for
-     * ({@link DeliveredCounts}).
+     * ({@link HandledPositions}).
      */
     long offeredTo(Address destination) {
         Lane lane = lanes.get(destination);

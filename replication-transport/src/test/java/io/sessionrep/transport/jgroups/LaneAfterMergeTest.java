@@ -23,13 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The lane's ordering wait ({@link DeliveredCounts}) across a split that only one side saw: b stops hearing a,
- * removes it from its view and forgets what it had handled of a's channel messages, while a keeps b in its view, and
- * with it its count of what it sent b (as when a stalls, in a long GC pause say, past b's failure detection and the
- * two merge before a's own detection fires). After the merge the two must agree again where a's
- * channel stream to b stands; before positions carried the sender's stream, b counted from zero while a went on
- * from its old count, and every lane request of a waited for channel messages b would never see, for good
- * (answered "not handled", a rested its lane and took the channel, again and again).
+ * The lane's ordering wait ({@link HandledPositions}) across a split that only one side saw: b stops hearing a and
+ * removes it from its view, while a keeps b in its view (as when a stalls, in a long GC pause say, past b's failure
+ * detection and the two merge before a's own detection fires). After the merge b must still know where a's channel
+ * stream to it stands. With counts kept on each side, b forgot a's at that view change and counted from zero after
+ * the merge while a went on from its old count: every lane request of a waited for channel messages b would never
+ * see, for good (answered "not handled", a rested its lane and took the channel, again and again).
  */
 @Timeout(120)
 class LaneAfterMergeTest {

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link LaneServer}). Taking the position from the messages, rather than counting them here, keeps the two sides
  * agreed when they saw a split differently (see {@link ChannelPosition}).
  */
-final class DeliveredCounts {
+final class HandledPositions {
 
     private static final class Furthest {
         private long position = ChannelPosition.NONE;
