@@ -1,9 +1,5 @@
 package io.sessionrep.transport.jgroups;
 
-import io.sessionrep.core.config.DiscoveryMode;
-import io.sessionrep.core.config.HostPort;
-import io.sessionrep.core.config.ReplicationConfig;
-import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.discovery.CrashAwareVerifySuspect;
 import org.jgroups.Event;
@@ -41,20 +37,12 @@ class LaneAfterMergeTest {
         nodes.close();
     }
 
-    private ReplicationConfig syncNode(String name, int port, int peerPort) {
-        return ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
-                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
-                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(ReplicationMode.SYNC).build();
-    }
-
     @Test
     void afterOnlyTheBackupRemovedTheSenderAndTheyMergedTheLaneServesAgain() throws Exception {
-        int[] ports = TestNodes.freePorts(2);
         RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> new byte[]{1});
-        JGroupsTransport a = nodes.start(syncNode("a", ports[0], ports[1]), new RecordingReceiver());
-        JGroupsTransport b = nodes.start(syncNode("b", ports[1], ports[0]), onB);
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+        TestNodes.Pair pair = nodes.startPair(new RecordingReceiver(), onB);
+        JGroupsTransport a = pair.a();
+        JGroupsTransport b = pair.b();
         Member bOfA = other(a);
         for (int i = 0; i < 20; i++) {
             a.send(bOfA, new byte[]{0, (byte) i}); // channel messages that b handles and counts
