@@ -61,7 +61,7 @@ final class ThreadCpu {
                 for (Path task : s.toList()) {
                     try {
                         Stat stat = Stat.parse(Files.readString(task.resolve("stat")));
-                        String key = THREAD + pid + "/" + task.getFileName() + "/" + stat.start + " " + role(stat.comm);
+                        String key = threadKey(pid, task.getFileName().toString(), stat.start, role(stat.comm));
                         ticks.put(key, stat.user + stat.system);
                         ticks.put(KERNEL + key, stat.system);
                     } catch (IOException | RuntimeException gone) {
@@ -77,6 +77,11 @@ final class ThreadCpu {
             }
         }
         return ticks;
+    }
+
+    /** A thread's key in a snapshot: its process, id and start time (an id the kernel reuses is a new thread), its role. */
+    static String threadKey(long pid, String tid, long start, String role) {
+        return THREAD + pid + "/" + tid + "/" + start + " " + role;
     }
 
     /** The fields of a {@code stat} file used here. */

@@ -32,9 +32,11 @@ class WarmUpTest {
         void load(int part, int seconds) {
             parts.add(seconds);
             int jit = jitPercentPerPart.next();
-            ticks.merge(ThreadCpu.JIT, (long) jit, Long::sum);
-            ticks.merge(ThreadCpu.ROLES.get(0), 100L - jit, Long::sum);
-            ticks.merge(ThreadCpu.KERNEL + ThreadCpu.ROLES.get(0), 40L, Long::sum); // not counted twice
+            String compiler = ThreadCpu.threadKey(1, "2", 0, ThreadCpu.JIT);
+            String http = ThreadCpu.threadKey(1, "3", 0, ThreadCpu.ROLES.get(0));
+            ticks.merge(compiler, (long) jit, Long::sum);
+            ticks.merge(http, 100L - jit, Long::sum);
+            ticks.merge(ThreadCpu.KERNEL + http, 40L, Long::sum); // not counted twice
         }
     }
 
