@@ -53,9 +53,6 @@ class AsyncLaneTest {
         return new TestNodes.Pair(a, b);
     }
 
-    private static Member other(JGroupsTransport t) {
-        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
-    }
 
     /** Message {@code i}: its number in the first 4 bytes, {@code size} bytes in all. */
     private static byte[] numbered(int i, int size) {
@@ -81,7 +78,7 @@ class AsyncLaneTest {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         assertTrue(p.b().dataLanePort() > 0, "an async node opens its lane too");
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         int room = p.a().laneRoom();
         assertTrue(room >= 16 * 1024, "room " + room);
         List<Outbound> batch = new ArrayList<>();
@@ -102,7 +99,7 @@ class AsyncLaneTest {
         CountDownLatch release = new CountDownLatch(1);
         RecordingReceiver onB = heldOnFirstMessageUntil(release); // b handles nothing until the sender has written every batch
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         try {
             for (int i = 0; i < 10; i++) { // had a batch waited for its answer, the first would have timed out
                 p.a().sendAll(List.of(new Outbound(b, numbered(i, 1_000))));
@@ -122,7 +119,7 @@ class AsyncLaneTest {
         CountDownLatch behind = new CountDownLatch(1);
         RecordingReceiver onB = heldOnFirstMessageUntil(behind); // b is behind on the channel: still on its first message when the batch comes
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         sendTwentyOverTheChannel(p, b);
 
         p.a().sendAll(List.of(new Outbound(b, numbered(20, 100)), new Outbound(b, numbered(21, 100))));
@@ -140,7 +137,7 @@ class AsyncLaneTest {
         CountDownLatch behind = new CountDownLatch(1);
         RecordingReceiver onB = heldOnFirstMessageUntil(behind); // b is behind on the channel for longer than a batch may wait there (100 ms)
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         sendTwentyOverTheChannel(p, b);
 
         p.a().sendAll(List.of(new Outbound(b, numbered(20, 100)), new Outbound(b, numbered(21, 100))));
@@ -160,7 +157,7 @@ class AsyncLaneTest {
         CountDownLatch release = new CountDownLatch(1);
         RecordingReceiver onB = heldOnFirstMessageUntil(release); // stuck on the first message, whichever path brought it
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         try {
             p.a().sendAll(List.of(new Outbound(b, numbered(0, 100)), new Outbound(b, numbered(1, 100))));
             Thread.sleep(JGroupsTransport.ONE_WAYS_TIMEOUT.toMillis() + 200); // its answer is overdue
@@ -229,7 +226,7 @@ class AsyncLaneTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);
         assertEquals(0, onB.messages.size(), "not even the well-formed first message reached the core");
 
-        p.a().sendAll(List.of(new Outbound(other(p.a()), numbered(7, 100))));
+        p.a().sendAll(List.of(new Outbound(TestNodes.other(p.a()), numbered(7, 100))));
         await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 1); // the lane keeps serving
         assertEquals(List.of(7), numbers(onB));
     }

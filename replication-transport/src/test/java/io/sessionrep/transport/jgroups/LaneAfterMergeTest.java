@@ -43,7 +43,7 @@ class LaneAfterMergeTest {
         TestNodes.Pair pair = nodes.startPair(new RecordingReceiver(), onB);
         JGroupsTransport a = pair.a();
         JGroupsTransport b = pair.b();
-        Member bOfA = other(a);
+        Member bOfA = TestNodes.other(a);
         for (int i = 0; i < 20; i++) {
             a.send(bOfA, new byte[]{0, (byte) i}); // channel messages that b handles and counts
         }
@@ -96,7 +96,4 @@ class LaneAfterMergeTest {
         throw new AssertionError("the lane never answered");
     }
 
-    private static Member other(JGroupsTransport t) {
-        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
-    }
 }

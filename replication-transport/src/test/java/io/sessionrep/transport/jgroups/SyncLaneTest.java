@@ -58,9 +58,6 @@ class SyncLaneTest {
         return new TestNodes.Pair(a, b);
     }
 
-    private static Member other(JGroupsTransport t) {
-        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
-    }
 
     @Test
     void aRequestIsAnsweredOnTheCallersThreadOverTheLane() throws Exception {
@@ -69,7 +66,7 @@ class SyncLaneTest {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
         assertTrue(p.b().dataLanePort() > 0, "a sync node opens its lane");
 
-        byte[] reply = p.a().requestOnCallerThread(other(p.a()), "update 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
+        byte[] reply = p.a().requestOnCallerThread(TestNodes.other(p.a()), "update 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
 
         assertArrayEquals("ack update 1".getBytes(StandardCharsets.UTF_8), reply);
         assertEquals(1, p.a().counters().laneExchanges());
@@ -80,7 +77,7 @@ class SyncLaneTest {
     void aRequestIsHandledOnlyAfterTheChannelMessagesSentBeforeIt() throws Exception {
         RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> new byte[]{1});
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         byte[] big = new byte[200_000];
         for (int i = 0; i < 40; i++) { // 8 MB queued on the channel: still on its way when the lane request is written
             big[0] = (byte) i;
@@ -107,7 +104,7 @@ class SyncLaneTest {
             return new byte[]{2};
         });
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
         p.a().send(b, new byte[]{7});
         await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 1);
         try {
@@ -138,7 +135,7 @@ class SyncLaneTest {
         try {
             long started = System.nanoTime();
             assertThrows(java.util.concurrent.TimeoutException.class,
-                    () -> p.a().requestOnCallerThread(other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
+                    () -> p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "bounded by the time-out");
         } finally {
             release.countDown();
@@ -162,7 +159,7 @@ class SyncLaneTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 2);
 
-        assertArrayEquals(new byte[]{5}, p.a().requestOnCallerThread(other(p.a()), new byte[]{5}, TIMEOUT));
+        assertArrayEquals(new byte[]{5}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{5}, TIMEOUT));
         assertEquals(1, onB.messages.size(), "nothing of the hostile connections reached the core");
     }
 
@@ -176,7 +173,7 @@ class SyncLaneTest {
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertTrue(waited >= LaneServer.HELLO_TIMEOUT_MILLIS - 100, "closed after " + waited + " ms");
         }
-        assertArrayEquals(new byte[]{8}, p.a().requestOnCallerThread(other(p.a()), new byte[]{8}, TIMEOUT));
+        assertArrayEquals(new byte[]{8}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{8}, TIMEOUT));
     }
 
     @Test
@@ -192,7 +189,7 @@ class SyncLaneTest {
                 silent.add(s);
             }
 
-            assertArrayEquals(new byte[]{7}, p.a().requestOnCallerThread(other(p.a()), new byte[]{7}, TIMEOUT),
+            assertArrayEquals(new byte[]{7}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{7}, TIMEOUT),
                     "the member's request was answered over the lane, not left to the channel");
             assertEquals(1, onB.messages.size());
             // the member's connection came last: every silent one but the newest MAX_SILENT - 1 was closed, and counted
@@ -209,7 +206,7 @@ class SyncLaneTest {
     void withAClusterKeyTheLaneIsSealedAndPlainFramesAreRefused() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b.clusterKey("a cluster key of 16+ chars"));
-        Member b = other(p.a());
+        Member b = TestNodes.other(p.a());
 
         assertArrayEquals(new byte[]{6}, p.a().requestOnCallerThread(b, new byte[]{6}, TIMEOUT));
 
@@ -238,6 +235,6 @@ class SyncLaneTest {
     void aNodeWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.dataLane(false));
         assertEquals(0, p.b().dataLanePort());
-        assertNull(p.a().requestOnCallerThread(other(p.a()), new byte[]{1}, TIMEOUT));
+        assertNull(p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, TIMEOUT));
     }
 }

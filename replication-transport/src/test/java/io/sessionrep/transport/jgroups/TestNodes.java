@@ -37,6 +37,11 @@ final class TestNodes implements AutoCloseable {
     record Pair(JGroupsTransport a, JGroupsTransport b) {
     }
 
+    /** The member of {@code t}'s view that is not {@code t} (in a pair: the other node). */
+    static io.sessionrep.core.transport.Member other(JGroupsTransport t) {
+        return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
+    }
+
     /** Two static nodes "a" and "b" on free ports that list each other, started and seeing each other. */
     Pair startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
         int[] ports = freePorts(2);
