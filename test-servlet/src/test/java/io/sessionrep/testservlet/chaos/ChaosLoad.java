@@ -36,6 +36,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * answer arrives) is not processed twice: it is answered as {@code replayed} and counted ({@link #replays}).
  * A session's whole state follows from its version ({@link Workload#expected}), so an answer is either
  * exactly some version or corrupt.
+ *
+ * <p>What a session may lack after a crash is bounded in time, not in versions: every version acknowledged more
+ * than {@code maxLag} before the crash must have survived (sync: {@code maxLag} zero, nothing acknowledged may be
+ * lost). Async replication loses what was still on its way when the primary died; how many versions of one session
+ * that is depends on how fast its client was going, how long it was on its way does not.
  */
 final class ChaosLoad implements AutoCloseable {
 
@@ -57,6 +62,22 @@ final class ChaosLoad implements AutoCloseable {
         volatile int epoch;
         /** acknowledged when the session arrived on its current target (progress is counted from it). */
         volatile int base;
+        /** When each of the last {@link #REMEMBERED} versions was acknowledged (nanoTime), by version modulo. */
+        private final long[] acknowledgedAt = new long[REMEMBERED];
+        static final int REMEMBERED = 256;
+
+        void acknowledge(int version, long at) {
+            acknowledged = version;
+            acknowledgedAt[Math.floorMod(version, REMEMBERED)] = at;
+        }
+
+        /** When {@code version} was acknowledged, or empty if not among the last remembered ones. */
+        java.util.OptionalLong acknowledgedAt(int version) {
+            if (version > acknowledged || acknowledged - version >= REMEMBERED || version < base) {
+                return java.util.OptionalLong.empty();
+            }
+            return java.util.OptionalLong.of(acknowledgedAt[Math.floorMod(version, REMEMBERED)]);
+        }
 
         Tracked(int index, HttpClient http, Duration timeout) {
             this.index = index;
@@ -65,7 +86,7 @@ final class ChaosLoad implements AutoCloseable {
     }
 
     private final List<Tracked> sessions = new ArrayList<>();
-    private final int maxLostPerCrash;
+    private final Duration maxLag;
     private final ExecutorService threads;
     private final int workers;
     private final List<Future<String>> running = new ArrayList<>();
@@ -73,6 +94,10 @@ final class ChaosLoad implements AutoCloseable {
     private volatile Target target;
     /** Set just before the target is killed, cleared by the fail-over: errors meanwhile are expected. */
     private volatile boolean crashing;
+    /** When {@link #crashing} was last called (nanoTime). */
+    private volatile long crashedAt;
+    /** The longest a lost version had been acknowledged before its crash (nanos). */
+    private final AtomicLong longestLostAgeNanos = new AtomicLong(-1);
     /** Fail-over checks: outcome -> count ("acknowledged", "in-flight update kept", "lost 1", ...). */
     private final Map<String, Integer> outcomes = new TreeMap<>();
     private final List<String> problems = new ArrayList<>();
@@ -83,15 +108,16 @@ final class ChaosLoad implements AutoCloseable {
     private final AtomicLong latencyNanosTotal = new AtomicLong();
 
     /**
-     * @param maxLostPerCrash acknowledged versions a session may lack after its primary crashed (sync 0,
-     *                        async: the update still on its way)
+     * @param maxLag how long before its primary crashed a version a session lacks afterwards may have been
+     *               acknowledged (sync: zero, nothing acknowledged may be lost; async: how long an update may be on
+     *               its way)
      */
-    ChaosLoad(int sessions, int threads, int maxLostPerCrash, Duration requestTimeout) {
+    ChaosLoad(int sessions, int threads, Duration maxLag, Duration requestTimeout) {
         HttpClient http = SessionClient.newHttpClient();
         for (int i = 0; i < sessions; i++) {
             this.sessions.add(new Tracked(i, http, requestTimeout));
         }
-        this.maxLostPerCrash = maxLostPerCrash;
+        this.maxLag = maxLag;
         this.threads = Executors.newFixedThreadPool(threads);
         this.workers = threads;
     }
@@ -120,7 +146,14 @@ final class ChaosLoad implements AutoCloseable {
 
     /** The target is about to be killed: failed requests are expected until {@link #failOver}. */
     void crashing() {
+        crashedAt = System.nanoTime();
         crashing = true;
+    }
+
+    /** The longest any version lost in a crash had been acknowledged before it, in ms; -1 if none was lost. */
+    long longestLostAgeMillis() {
+        long nanos = longestLostAgeNanos.get();
+        return nanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(nanos);
     }
 
     /** True when every session is on the current target and processed {@code progress} times there. */
@@ -255,8 +288,8 @@ final class ChaosLoad implements AutoCloseable {
                             record("session " + s.index + " (" + s.id + ") on " + t.node().name() + ": " + problem);
                             return problem;
                         }
-                        s.acknowledged = reply.version();
                         s.base = reply.version();
+                        s.acknowledge(reply.version(), System.nanoTime());
                         s.checksum = reply.checksum();
                         s.inFlight = false;
                         s.epoch = t.epoch();
@@ -275,7 +308,7 @@ final class ChaosLoad implements AutoCloseable {
                                 + " at version " + s.acknowledged + ": " + reply;
                     }
                     s.checksum = reply.checksum();
-                    s.acknowledged = reply.version();
+                    s.acknowledge(reply.version(), System.nanoTime());
                     s.inFlight = false;
                 } catch (IOException e) {
                     if (!crashing && t.node().isAlive() && target == t) {
@@ -343,9 +376,23 @@ final class ChaosLoad implements AutoCloseable {
             return "version " + version + " is newer than acknowledged " + s.acknowledged
                     + (s.inFlight ? " by more than the in-flight request" : " with nothing in flight");
         }
-        if (lag > maxLostPerCrash) {
-            return "version " + version + " but " + s.acknowledged + " was acknowledged"
-                    + (maxLostPerCrash == 0 ? " (sync: nothing acknowledged may be lost)" : "");
+        if (lag > 0) {
+            if (maxLag.isZero()) {
+                return "version " + version + " but " + s.acknowledged + " was acknowledged"
+                        + " (sync: nothing acknowledged may be lost)";
+            }
+            java.util.OptionalLong firstLostAt = s.acknowledgedAt(version + 1);
+            if (firstLostAt.isEmpty()) {
+                return "version " + version + " but " + s.acknowledged + " was acknowledged: " + lag
+                        + " versions lost, more than this test remembers or from before the session's last move";
+            }
+            long age = crashedAt - firstLostAt.getAsLong();
+            longestLostAgeNanos.accumulateAndGet(age, Math::max);
+            if (age > maxLag.toNanos()) {
+                return "version " + version + " but " + s.acknowledged + " was acknowledged: version " + (version + 1)
+                        + " had been acknowledged " + TimeUnit.NANOSECONDS.toMillis(age) + " ms before the crash (at most "
+                        + maxLag.toMillis() + " ms may be on its way)";
+            }
         }
         return null;
     }

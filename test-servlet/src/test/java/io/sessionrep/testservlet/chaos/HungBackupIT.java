@@ -91,7 +91,7 @@ class HungBackupIT {
         NodeProcess a = cluster.node("node-a");
         NodeProcess b = cluster.node("node-b");
         NodeProcess c = cluster.node("node-c");
-        load = new ChaosLoad(SESSIONS, THREADS, 0, Duration.ofSeconds(30));
+        load = new ChaosLoad(SESSIONS, THREADS, Duration.ZERO, Duration.ofSeconds(30));
         load.start(a);
         load.awaitOrFail("load under way on node-a", Duration.ofMinutes(2), POLL, () -> load.progressed(3));
         load.awaitOrFail("node-a reports every session at its write-quota", Duration.ofSeconds(30), POLL,

@@ -194,7 +194,7 @@ class PartitionHealIT {
         System.out.println(TAG + mode + "; " + network.describe());
 
         // ------------------------------------------------------------------ before the cut
-        load = new ChaosLoad(LOADED, THREADS, 0, Duration.ofSeconds(30));
+        load = new ChaosLoad(LOADED, THREADS, Duration.ZERO, Duration.ofSeconds(30));
         load.start(a);
         HttpClient http = SessionClient.newHttpClient();
         List<Scripted> idle = scripted("idle", IDLE, http);

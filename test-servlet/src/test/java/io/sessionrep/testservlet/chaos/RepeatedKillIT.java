@@ -28,8 +28,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>At every fail-over each session's first answer on the new primary is checked against what its client
  * knew: sync loses nothing acknowledged (the acknowledged version, or one newer when a request was in
- * flight); async may lack the one update still on its way per crash, nothing more. At the end every session
- * is verified once more (version and checksum).
+ * flight); async may lack what was still on its way at the crash: versions acknowledged at most
+ * {@link #ASYNC_MAX_LAG} before it (typically the one update of the request before the kill), nothing older. At the
+ * end every session is verified once more (version and checksum).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class RepeatedKillIT {
@@ -49,6 +50,13 @@ class RepeatedKillIT {
      */
     static final String SETTLE_PROPERTY = "sessionrep.chaos.settle-ms";
     static final long DEFAULT_SETTLE_MS = 3_000;
+    /**
+     * How long before a kill an update async replication may lose had been acknowledged: the async sender's batch
+     * window and queue, a lane frame waiting at the backup for the channel messages sent before it (up to 100 ms
+     * before it takes the channel), and the channel's flow-control wait (at most 500 ms, docs/operations.md 5.2).
+     * The defect of 5.2 lost updates of the last 5 s.
+     */
+    static final Duration ASYNC_MAX_LAG = Duration.ofMillis(500);
     static final int SESSIONS = 25;
     static final int THREADS = 5;
     /** Processes per session on a primary before it is killed, so the load is well under way. */
@@ -72,7 +80,7 @@ class RepeatedKillIT {
 
     @Test
     void syncLosesNothingAcknowledgedAcrossRepeatedPrimaryKills() throws Exception {
-        killRepeatedly("sync", 0, Boolean.getBoolean(TO_RESTARTED_PROPERTY));
+        killRepeatedly("sync", Duration.ZERO, Boolean.getBoolean(TO_RESTARTED_PROPERTY));
     }
 
     /**
@@ -82,7 +90,7 @@ class RepeatedKillIT {
      */
     @Test
     void asyncLosesAtMostTheUpdateOnItsWayPerKill() throws Exception {
-        killRepeatedly("async", 1, true);
+        killRepeatedly("async", ASYNC_MAX_LAG, true);
     }
 
     /**
@@ -90,7 +98,7 @@ class RepeatedKillIT {
      *                    (the youngest; load ping-pongs between two nodes), rather than to the next node of
      *                    the ring (every node killed in turn)
      */
-    private void killRepeatedly(String mode, int maxLostPerKill, boolean toRestarted) throws Exception {
+    private void killRepeatedly(String mode, Duration maxLag, boolean toRestarted) throws Exception {
         int kills = Integer.getInteger(KILLS_PROPERTY, DEFAULT_KILLS);
         long began = System.nanoTime();
         cluster = LocalCluster.builder().size(3)
@@ -101,7 +109,7 @@ class RepeatedKillIT {
                 .start();
         List<String> all = List.of("node-a", "node-b", "node-c");
         cluster.awaitView(Duration.ofSeconds(30), all);
-        load = new ChaosLoad(SESSIONS, THREADS, maxLostPerKill, REQUEST_TIMEOUT);
+        load = new ChaosLoad(SESSIONS, THREADS, maxLag, REQUEST_TIMEOUT);
         load.start(cluster.node("node-a"));
 
         List<String> figures = new ArrayList<>();
@@ -166,9 +174,12 @@ class RepeatedKillIT {
                 verified++;
             }
         }
-        String summary = String.format("%s, %d kills, %d sessions: fail-over outcomes %s; final verify %d/%d ok;"
+        long lostAge = load.longestLostAgeMillis();
+        String summary = String.format("%s, %d kills, %d sessions: fail-over outcomes %s (%s); final verify %d/%d ok;"
                         + " %d requests, mean %.1f ms, max %d ms, %d errors; total %d s",
-                mode, kills, SESSIONS, load.outcomes(), verified, SESSIONS, load.requests(),
+                mode, kills, SESSIONS, load.outcomes(),
+                lostAge < 0 ? "no version lost" : "the oldest version lost acknowledged " + lostAge + " ms before its kill",
+                verified, SESSIONS, load.requests(),
                 load.meanLatencyMillis(), load.maxLatencyMillis(), load.errors(), millisSince(began) / 1000);
         System.out.println("[chaos " + mode + "] " + summary);
         if (!problems.isEmpty()) {
