@@ -55,6 +55,8 @@ final class LaneServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LaneServer.class.getName());
 
     static final int MAX_CONNECTIONS = 64;
+    /** Connections the kernel may hold for this lane before it accepts them. */
+    static final int ACCEPT_BACKLOG = 128;
     static final int MAX_SILENT = 16;
     static final int HELLO_TIMEOUT_MILLIS = 5_000;
     static final int IDLE_TIMEOUT_MILLIS = 120_000;
@@ -78,7 +80,7 @@ final class LaneServer implements AutoCloseable {
     LaneServer(InetAddress bind, int port, LaneFrames frames, MessageReceiver receiver, Supplier<Membership> membership,
                    Supplier<Address> self, HandledPositions handledPositions, TransportCounters counters, String localName)
             throws IOException {
-        this.server = new ServerSocket(port, 128, bind);
+        this.server = new ServerSocket(port, ACCEPT_BACKLOG, bind);
         this.frames = frames;
         this.receiver = receiver;
         this.membership = membership;
