@@ -17,6 +17,7 @@ import org.jgroups.Event;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.View;
+import org.jgroups.protocols.TCP;
 import org.jgroups.stack.IpAddress;
 
 import java.io.IOException;
@@ -40,6 +41,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
  * {@link ReplicationTransport} over a JGroups channel whose stack {@link JGroupsStacks} builds from the
@@ -109,7 +111,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
     private final HandledPositions handledPositions = new HandledPositions();
-    /** The data lane ({@code data-lane}, neither TLS nor jgroups-config); null without. */
+    /** The data lane ({@code data-lane}; TLS when the channel is; not with jgroups-config); null without. */
     private LaneServer laneServer;
     private LaneClient laneClient;
     private final Map<Address, LaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
@@ -174,7 +176,8 @@ public final class JGroupsTransport implements ReplicationTransport {
             LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' with {2} at {3}{4}; members {5}",
                     local, config.clusterName(), JGroupsStacks.describe(config), boundAddress(),
                     laneServer == null ? "" : ", data lane on port " + laneServer.port()
-                            + (config.clusterKey() != null ? " (sealed by cluster-key)" : ""), members());
+                            + (config.clusterKey() != null ? " (sealed by cluster-key)" : "")
+                            + (config.tlsEnabled() ? " (mutual TLS)" : ""), members());
         }
     }
 
@@ -340,21 +343,30 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     /** Opens the data lane's server socket when this node uses it; its port then travels in this node's address. */
     private void openLane(MessageReceiver receiver) throws IOException {
-        if (!config.dataLane() || config.tlsEnabled()
-                || config.jgroupsConfig() != null) {
+        if (!config.dataLane() || config.jgroupsConfig() != null) {
             return;
+        }
+        SSLContext tls = null;
+        if (config.tlsEnabled()) { // a context of the channel's TLS settings: the same stores, mutual authentication
+            tls = channel.getProtocolStack().getTransport() instanceof TCP tcp && tcp.tls().enabled()
+                    ? tcp.tls().createContext() : null;
+            if (tls == null) {
+                LOG.log(System.Logger.Level.WARNING, "no data lane: the channel's TLS context is not available; updates"
+                        + " take the channel");
+                return;
+            }
         }
         LaneFrames frames = new LaneFrames(config.clusterKey() == null ? null
                 : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName()));
         try {
-            laneServer = new LaneServer(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), frames,
+            laneServer = new LaneServer(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), tls, frames,
                     receiver, () -> membership, () -> channel.getAddress(), handledPositions, counters, local.name());
         } catch (IOException e) {
             throw new ConfigException("data-lane-port", config.dataLanePort() + " on bind-address " + config.bindAddress()
                     + " cannot be opened (" + e.getMessage() + "): choose a free port, 0 for any free port, or set"
                     + " data-lane=false");
         }
-        laneClient = new LaneClient(frames, counters);
+        laneClient = new LaneClient(frames, counters, tls);
     }
 
     @Override
@@ -447,7 +459,7 @@ public final class JGroupsTransport implements ReplicationTransport {
         return client == null ? 0 : client.room();
     }
 
-    /** The port of this node's data lane; 0 when it has none (data-lane=false, TLS, jgroups-config). */
+    /** The port of this node's data lane; 0 when it has none (data-lane=false, jgroups-config). */
     public int dataLanePort() {
         LaneServer server = laneServer;
         return server == null ? 0 : server.port();

@@ -20,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The primary's end of the data lane: connections to each member's {@link LaneServer}, kept idle between
@@ -69,12 +71,16 @@ final class LaneClient implements AutoCloseable {
     private final Map<Address, Pool> pools = new ConcurrentHashMap<>();
     private final Set<OneWayPipe<?>> pipes = ConcurrentHashMap.newKeySet();
     private final int room;
+    /** The channel's TLS context when the lane is TLS too; null: plain TCP. */
+    private final SSLContext tls;
     private volatile boolean closed;
 
-    LaneClient(LaneFrames frames, TransportCounters counters) {
+    /** @param tls the channel's TLS context ({@code tls-keystore}): this lane's connections are TLS too; null: plain */
+    LaneClient(LaneFrames frames, TransportCounters counters, SSLContext tls) {
         this.frames = frames;
         this.counters = counters;
-        this.room = grantedRoom();
+        this.tls = tls;
+        this.room = payloadRoom(grantedRoom(), tls != null);
         if (room < MIN_ROOM) {
             LOG.log(System.Logger.Level.WARNING, "the lane is not used: a socket's send buffer holds " + room
                     + " bytes here (net.core.wmem_max), under the " + MIN_ROOM + " it needs");
@@ -101,6 +107,15 @@ final class LaneClient implements AutoCloseable {
 
     private static int roomOf(Socket socket) throws IOException {
         return Math.min(LaneFrames.MAX_PAYLOAD, socket.getSendBufferSize() / 2 - 1024);
+    }
+
+    /** What TLS adds to every record of up to 16 KiB (header, tag, padding; 22 bytes with TLS 1.3's AES-GCM), with margin. */
+    static final int TLS_RECORD_OVERHEAD = 64;
+    private static final int TLS_RECORD = 16 * 1024;
+
+    /** The payload a socket of {@code socketRoom} takes in one write: all of it in plain TCP, less TLS's records' overhead. */
+    static int payloadRoom(int socketRoom, boolean tls) {
+        return tls ? socketRoom - (socketRoom / TLS_RECORD + 1) * TLS_RECORD_OVERHEAD : socketRoom;
     }
 
     /**
@@ -308,12 +323,16 @@ final class LaneClient implements AutoCloseable {
         long idleSince;
 
         Connection(Endpoint target, Address self, int connectTimeoutMillis) throws IOException {
-            socket = new Socket();
+            socket = tls == null ? new Socket() : tls.getSocketFactory().createSocket();
             try {
                 socket.setTcpNoDelay(true);
                 socket.setSendBufferSize(SEND_BUFFER);
                 socket.connect(target.socket(), connectTimeoutMillis);
-                if (roomOf(socket) < room) {
+                if (socket instanceof SSLSocket secured) { // the handshake waits for the member: as long as a connect
+                    socket.setSoTimeout(connectTimeoutMillis);
+                    secured.startHandshake();
+                }
+                if (payloadRoom(roomOf(socket), tls != null) < room) {
                     throw new IOException("send buffer of " + socket.getSendBufferSize() + " bytes, under the "
                             + room + " the lane needs so that a write never waits");
                 }

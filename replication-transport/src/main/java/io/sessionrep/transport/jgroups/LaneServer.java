@@ -26,6 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLServerSocket;
 
 /**
  * The backup's end of the data lane: accepts connections from members' {@link LaneClient}s and, on one
@@ -77,10 +80,14 @@ final class LaneServer implements AutoCloseable {
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
     private volatile boolean closed;
 
-    LaneServer(InetAddress bind, int port, LaneFrames frames, MessageReceiver receiver, Supplier<Membership> membership,
-                   Supplier<Address> self, HandledPositions handledPositions, TransportCounters counters, String localName)
-            throws IOException {
-        this.server = new ServerSocket(port, ACCEPT_BACKLOG, bind);
+    /**
+     * @param tls with TLS ({@code tls-keystore}): the context of the channel's TLS, whose connections this lane's then
+     *            are too, the client's certificate required ({@code needClientAuth}); null: plain TCP
+     */
+    LaneServer(InetAddress bind, int port, SSLContext tls, LaneFrames frames, MessageReceiver receiver,
+               Supplier<Membership> membership, Supplier<Address> self, HandledPositions handledPositions,
+               TransportCounters counters, String localName) throws IOException {
+        this.server = tls == null ? new ServerSocket(port, ACCEPT_BACKLOG, bind) : tlsServerSocket(tls, port, bind);
         this.frames = frames;
         this.receiver = receiver;
         this.membership = membership;
@@ -88,6 +95,12 @@ final class LaneServer implements AutoCloseable {
         this.handledPositions = handledPositions;
         this.counters = counters;
         this.localName = localName;
+    }
+
+    private static ServerSocket tlsServerSocket(SSLContext tls, int port, InetAddress bind) throws IOException {
+        SSLServerSocket socket = (SSLServerSocket) tls.getServerSocketFactory().createServerSocket(port, ACCEPT_BACKLOG, bind);
+        socket.setNeedClientAuth(true);
+        return socket;
     }
 
     /** Starts accepting (once the channel is connected and this node has an address). */
@@ -194,6 +207,8 @@ final class LaneServer implements AutoCloseable {
             }
         } catch (MalformedLaneFrame e) {
             refuse(socket, e.getMessage());
+        } catch (SSLException e) {
+            refuse(socket, "TLS: " + e.getMessage()); // e.g. no certificate, or one this node does not trust
         } catch (SocketTimeoutException | EOFException | SocketException e) {
             // idle, closed by the client, or this lane closing
         } catch (IOException e) {

@@ -144,7 +144,7 @@ public final class ReplicationConfig {
      */
     public Duration syncTimeout() { return get(SYNC_TIMEOUT); }
 
-    /** {@code data-lane}: sync request ends send over a connection of their own (not with TLS or jgroups-config). */
+    /** {@code data-lane}: sync request ends send over a connection of their own (TLS with tls-keystore; not with jgroups-config). */
     public boolean dataLane() { return get(DATA_LANE); }
 
     /** {@code data-lane-port}: 0 picks a free port. */

@@ -1,0 +1,173 @@
+package io.sessionrep.transport.jgroups;
+
+import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.ReplicationTransport.Outbound;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The data lane with mutual TLS ({@code tls-keystore}, {@code tls-truststore}) between real transports on 127.0.0.1: its
+ * connections are TLS with the channel's stores, so sync requests and async batches take it as without TLS; a plain
+ * connection, and a TLS one whose certificate the node does not trust, are refused and counted before a byte of them
+ * is read as a frame, even when they carry a member's true addresses.
+ */
+@Timeout(120)
+class TlsLaneTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    @TempDir
+    static Path dir;
+    private static TestCertificates certificates;
+    private static Path trust;
+
+    private final TestNodes nodes = new TestNodes();
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        certificates = new TestCertificates(dir);
+        certificates.keystore("a");
+        certificates.keystore("b");
+        certificates.keystore("intruder");
+        trust = certificates.truststore("trust", "a", "b");
+    }
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private TestNodes.Pair tlsPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
+        int[] ports = TestNodes.freePorts(2);
+        JGroupsTransport a = nodes.start(TlsClusterTest.withTls(nodes.staticNode("a", ports[0], ports[1]),
+                dir.resolve("a.p12"), trust).build(), onA);
+        JGroupsTransport b = nodes.start(TlsClusterTest.withTls(nodes.staticNode("b", ports[1], ports[0]),
+                dir.resolve("b.p12"), trust).build(), onB);
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+        return new TestNodes.Pair(a, b);
+    }
+
+    @Test
+    void syncRequestsAndAsyncBatchesTakeTheLaneInsideTls() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> "ack".getBytes(StandardCharsets.UTF_8));
+        TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);
+        assertTrue(p.b().dataLanePort() > 0, "a TLS node opens its lane");
+        Member b = TestNodes.other(p.a());
+
+        byte[] reply = p.a().requestOnCallerThread(b, "sync 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
+        assertArrayEquals("ack".getBytes(StandardCharsets.UTF_8), reply, "answered over the lane, not left to the channel");
+
+        p.a().sendAll(List.of(new Outbound(b, "async 1".getBytes(StandardCharsets.UTF_8)),
+                new Outbound(b, "async 2".getBytes(StandardCharsets.UTF_8))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 3);
+        assertEquals(List.of("sync 1", "async 1", "async 2"), onB.messages.stream()
+                .map(m -> new String(m.message(), StandardCharsets.UTF_8)).toList());
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 2); // the request, the batch
+        assertEquals(0, p.a().counters().lanePauses());
+    }
+
+    @Test
+    void plainAndUntrustedConnectionsAreRefusedAndCounted() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);
+        org.jgroups.Address aAddress = p.a().channel().getAddress();
+        org.jgroups.Address bAddress = p.b().channel().getAddress();
+
+        try (Socket plain = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // a's true identity, no TLS
+            writeHelloAndRequest(plain, aAddress, bAddress);
+            assertTrue(closedByTheLane(plain), "the plain connection was closed");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);
+
+        // TLS with a certificate of its own that b does not trust (it trusts a and b), and a's true identity
+        Path everyone = certificates.truststore("trusts-everyone", "a", "b", "intruder");
+        SSLContext intruder = context(dir.resolve("intruder.p12"), everyone);
+        try (SSLSocket untrusted = (SSLSocket) intruder.getSocketFactory().createSocket(TestNodes.LOOPBACK,
+                p.b().dataLanePort())) {
+            untrusted.setSoTimeout(5_000);
+            boolean refused;
+            try {
+                untrusted.startHandshake();
+                writeHelloAndRequest(untrusted, aAddress, bAddress);
+                refused = closedByTheLane(untrusted);
+            } catch (IOException handshakeRefused) {
+                refused = true;
+            }
+            assertTrue(refused, "the untrusted TLS connection was refused");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 2);
+        Thread.sleep(200);
+        assertTrue(onB.messages.isEmpty(), "nothing of either reached b's core");
+
+        byte[] reply = p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, TIMEOUT);
+        assertArrayEquals(new byte[]{1}, reply, "the lane still serves its member");
+    }
+
+    private static void writeHelloAndRequest(Socket s, org.jgroups.Address client, org.jgroups.Address server)
+            throws IOException {
+        try {
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(client, server));
+            new LaneFrames(null).writeRequest(out, 0, 100, new byte[]{66});
+        } catch (IOException closedMeanwhile) {
+            // the lane may close before all of it is written
+        }
+    }
+
+    /** Whether the lane closed {@code s}: end of stream, or a reset or TLS alert when it closed with bytes of ours unread. */
+    private static boolean closedByTheLane(Socket s) {
+        try {
+            s.setSoTimeout(5_000);
+            InputStream in = s.getInputStream();
+            for (int i = 0; i < 4096; i++) { // a TLS alert may come before the end
+                if (in.read() == -1) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException closed) {
+            return !(closed instanceof java.net.SocketTimeoutException);
+        }
+    }
+
+    private static SSLContext context(Path keystore, Path truststore) throws Exception {
+        KeyStore keys = KeyStore.getInstance("pkcs12");
+        try (InputStream in = Files.newInputStream(keystore)) {
+            keys.load(in, TestCertificates.PASSWORD.toCharArray());
+        }
+        KeyStore trusted = KeyStore.getInstance("pkcs12");
+        try (InputStream in = Files.newInputStream(truststore)) {
+            trusted.load(in, TestCertificates.PASSWORD.toCharArray());
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, TestCertificates.PASSWORD.toCharArray());
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        return context;
+    }
+}
