@@ -52,6 +52,10 @@ import javax.net.ssl.SSLServerSocket;
  * ({@link TransportCounters#laneRefused()}). The wait for the channel is bounded by what the request allows
  * (half the client's sync-timeout; {@link LaneClient#ONE_WAYS_CHANNEL_WAIT_MILLIS} for a batch); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
  * the client sends it over the channel.
+ *
+ * <p>With TLS ({@code tls-keystore}) the server socket is TLS, with the client's certificate required; the handshake
+ * runs within the hello's time-out, and one that fails (no TLS, no certificate, one this node does not trust) closes the
+ * connection and is counted as refused.
  */
 final class LaneServer implements AutoCloseable {
 
