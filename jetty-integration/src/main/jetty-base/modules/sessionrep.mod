@@ -34,7 +34,7 @@ etc/sessionrep.xml
 ## sync-timeout: Duration (500ms, 2s, PT0.5S). Default 500ms.
 # sessionrep.sync-timeout=500ms
 
-## data-lane: true | false (updates go to backups over a TCP connection of their own beside the channel: sync, the request's update to the first backup; async, the sender's batches; not with TLS or jgroups-config). Default true.
+## data-lane: true | false (updates go to backups over a TCP connection of their own beside the channel: sync, the request's update to the first backup; async, the sender's batches; TLS with tls-keystore; not with jgroups-config). Default true.
 # sessionrep.data-lane=true
 
 ## data-lane-port: 0..65535 (the data lane's port on bind-address; open it between nodes like bind-port). Default 0 (auto: a free port).

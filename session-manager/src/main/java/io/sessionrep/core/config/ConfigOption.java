@@ -41,7 +41,7 @@ public enum ConfigOption {
     DATA_LANE("data-lane", Layer.TRANSPORT, OptionSpec.bool().byDefault(true),
             "session updates go to backups over a TCP connection of their own beside the channel (sync: the update to"
                     + " the first backup, written and read by the request thread; async: each batch, by the sender thread);"
-                    + " false, or with TLS or jgroups-config: the channel carries them"),
+                    + " TLS with tls-keystore; false, or with jgroups-config: the channel carries them"),
     DATA_LANE_PORT("data-lane-port", Layer.STACK, OptionSpec.integer(0, 65535).byDefault(0)
             .documentedDefault("0 (auto: a free port)").shownAs(p -> p == 0 ? "0 (auto)" : null),
             "port of the data lane on bind-address (open it between nodes like bind-port)"),
