@@ -96,7 +96,7 @@ final class ChaosLoad implements AutoCloseable {
     private volatile boolean crashing;
     /** When {@link #crashing} was last called (nanoTime). */
     private volatile long crashedAt;
-    /** The longest a lost version had been acknowledged before its crash (nanos). */
+    /** The longest a lost version had been acknowledged before its crash (nanos); -1 while none was lost. */
     private final AtomicLong longestLostAgeNanos = new AtomicLong(-1);
     /** Fail-over checks: outcome -> count ("acknowledged", "in-flight update kept", "lost 1", ...). */
     private final Map<String, Integer> outcomes = new TreeMap<>();
@@ -386,7 +386,8 @@ final class ChaosLoad implements AutoCloseable {
                 return "version " + version + " but " + s.acknowledged + " was acknowledged: " + lag
                         + " versions lost, more than this test remembers or from before the session's last move";
             }
-            long age = crashedAt - firstLostAt.getAsLong();
+            // negative when it was acknowledged after the kill was ordered, before the process died: counted as 0
+            long age = Math.max(0, crashedAt - firstLostAt.getAsLong());
             longestLostAgeNanos.accumulateAndGet(age, Math::max);
             if (age > maxLag.toNanos()) {
                 return "version " + version + " but " + s.acknowledged + " was acknowledged: version " + (version + 1)
