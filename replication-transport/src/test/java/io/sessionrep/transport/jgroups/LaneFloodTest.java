@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -104,7 +105,7 @@ class LaneFloodTest {
 
         await().atMost(Duration.ofSeconds(20)).until(() -> distinct(onB, ASYNC).size() == MESSAGES
                 && distinct(onB, SYNC).size() == MESSAGES);
-        assertEquals(range(MESSAGES), new ArrayList<>(distinct(onB, ASYNC)),
+        assertEquals(IntStream.range(0, MESSAGES).boxed().toList(), new ArrayList<>(distinct(onB, ASYNC)),
                 "every async message arrived, and each first in the order sent");
         String figures = "flood of " + opened.get() + " connections in "
                 + (System.nanoTime() - floodStarted) / 1_000_000 + " ms; sync over the lane " + overTheLane + " of " + MESSAGES
@@ -160,13 +161,6 @@ class LaneFloodTest {
         return seen;
     }
 
-    private static List<Integer> range(int to) {
-        List<Integer> l = new ArrayList<>();
-        for (int i = 0; i < to; i++) {
-            l.add(i);
-        }
-        return l;
-    }
 
     /** Live threads of the lane servers of this JVM that serve a connection (not their acceptors, not the pipes' readers). */
     private static int laneThreads() {

@@ -216,20 +216,12 @@ class SyncLaneTest {
             DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
             new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
             new LaneFrames(null).writeRequest(out, 0, 100, new byte[]{66}); // one write: the lane may close before it
-            assertTrue(closedByTheLane(s), "closed");
+            assertTrue(TestNodes.closedByTheLane(s), "closed");
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);
         assertEquals(1, onB.messages.size(), "the forged request did not reach the core");
     }
 
-    /** Whether the lane closed {@code s}: end of stream, or a reset when it closed with bytes of ours unread. */
-    private static boolean closedByTheLane(Socket s) throws IOException {
-        try {
-            return s.getInputStream().read() == -1;
-        } catch (java.net.SocketException reset) {
-            return true;
-        }
-    }
 
     @Test
     void aNodeWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {

@@ -44,12 +44,39 @@ final class TestNodes implements AutoCloseable {
 
     /** Two static nodes "a" and "b" on free ports that list each other, started and seeing each other. */
     Pair startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
+        return startPair(onA, onB, config -> config);
+    }
+
+    /** As {@link #startPair(RecordingReceiver, RecordingReceiver)}, each node's configuration changed by {@code configure}. */
+    Pair startPair(RecordingReceiver onA, RecordingReceiver onB, java.util.function.UnaryOperator<ReplicationConfig> configure)
+            throws IOException {
         int[] ports = freePorts(2);
-        JGroupsTransport a = start(staticNode("a", ports[0], ports[1]), onA);
-        JGroupsTransport b = start(staticNode("b", ports[1], ports[0]), onB);
+        JGroupsTransport a = start(configure.apply(staticNode("a", ports[0], ports[1])), onA);
+        JGroupsTransport b = start(configure.apply(staticNode("b", ports[1], ports[0])), onB);
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> a.members().size() == 2 && b.members().size() == 2);
         return new Pair(a, b);
+    }
+
+    /**
+     * Whether a lane closed {@code s}: the end of its stream, or a reset when it closed with bytes of ours unread (a TLS
+     * lane may send an alert first, which is read past).
+     */
+    static boolean closedByTheLane(java.net.Socket s) {
+        try {
+            s.setSoTimeout(5_000);
+            java.io.InputStream in = s.getInputStream();
+            for (int i = 0; i < 4096; i++) {
+                if (in.read() == -1) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (java.net.SocketTimeoutException stillOpen) {
+            return false;
+        } catch (IOException closed) {
+            return true;
+        }
     }
 
     JGroupsTransport track(JGroupsTransport transport) {

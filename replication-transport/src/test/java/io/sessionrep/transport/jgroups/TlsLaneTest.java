@@ -60,14 +60,10 @@ class TlsLaneTest {
         nodes.close();
     }
 
+    /** Two nodes with mutual TLS, each with its own key store and the trust store of both. */
     private TestNodes.Pair tlsPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
-        int[] ports = TestNodes.freePorts(2);
-        JGroupsTransport a = nodes.start(TlsClusterTest.withTls(nodes.staticNode("a", ports[0], ports[1]),
-                dir.resolve("a.p12"), trust).build(), onA);
-        JGroupsTransport b = nodes.start(TlsClusterTest.withTls(nodes.staticNode("b", ports[1], ports[0]),
-                dir.resolve("b.p12"), trust).build(), onB);
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
-        return new TestNodes.Pair(a, b);
+        return nodes.startPair(onA, onB, config -> TlsClusterTest.withTls(config,
+                dir.resolve(config.nodeName() + ".p12"), trust).build());
     }
 
     @Test
@@ -98,7 +94,7 @@ class TlsLaneTest {
 
         try (Socket plain = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // a's true identity, no TLS
             writeHelloAndRequest(plain, aAddress, bAddress);
-            assertTrue(closedByTheLane(plain), "the plain connection was closed");
+            assertTrue(TestNodes.closedByTheLane(plain), "the plain connection was closed");
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);
 
@@ -112,7 +108,7 @@ class TlsLaneTest {
             try {
                 untrusted.startHandshake();
                 writeHelloAndRequest(untrusted, aAddress, bAddress);
-                refused = closedByTheLane(untrusted);
+                refused = TestNodes.closedByTheLane(untrusted);
             } catch (IOException handshakeRefused) {
                 refused = true;
             }
@@ -137,21 +133,6 @@ class TlsLaneTest {
         }
     }
 
-    /** Whether the lane closed {@code s}: end of stream, or a reset or TLS alert when it closed with bytes of ours unread. */
-    private static boolean closedByTheLane(Socket s) {
-        try {
-            s.setSoTimeout(5_000);
-            InputStream in = s.getInputStream();
-            for (int i = 0; i < 4096; i++) { // a TLS alert may come before the end
-                if (in.read() == -1) {
-                    return true;
-                }
-            }
-            return false;
-        } catch (IOException closed) {
-            return !(closed instanceof java.net.SocketTimeoutException);
-        }
-    }
 
     private static SSLContext context(Path keystore, Path truststore) throws Exception {
         KeyStore keys = KeyStore.getInstance("pkcs12");

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,11 +73,11 @@ final class ChaosLoad implements AutoCloseable {
         }
 
         /** When {@code version} was acknowledged, or empty if not among the last remembered ones. */
-        java.util.OptionalLong acknowledgedAt(int version) {
+        OptionalLong acknowledgedAt(int version) {
             if (version > acknowledged || acknowledged - version >= REMEMBERED || version < base) {
-                return java.util.OptionalLong.empty();
+                return OptionalLong.empty();
             }
-            return java.util.OptionalLong.of(acknowledgedAt[Math.floorMod(version, REMEMBERED)]);
+            return OptionalLong.of(acknowledgedAt[Math.floorMod(version, REMEMBERED)]);
         }
 
         Tracked(int index, HttpClient http, Duration timeout) {
@@ -381,7 +382,7 @@ final class ChaosLoad implements AutoCloseable {
                 return "version " + version + " but " + s.acknowledged + " was acknowledged"
                         + " (sync: nothing acknowledged may be lost)";
             }
-            java.util.OptionalLong firstLostAt = s.acknowledgedAt(version + 1);
+            OptionalLong firstLostAt = s.acknowledgedAt(version + 1);
             if (firstLostAt.isEmpty()) {
                 return "version " + version + " but " + s.acknowledged + " was acknowledged: " + lag
                         + " versions lost, more than this test remembers or from before the session's last move";
