@@ -207,7 +207,7 @@ final class Catalog {
     private List<String> jvmArgs(java.nio.file.Path logDir) throws IOException {
         java.nio.file.Files.createDirectories(logDir);
         List<String> args = new ArrayList<>(NODE_JVM_ARGS);
-        args.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
+        args.add(GcSummary.logOption(logDir));
         if (options.jfr) {
             java.nio.file.Path jfr = java.nio.file.Files.createDirectories(logDir.resolve("jfr"));
             args.add("-XX:StartFlightRecording=dumponexit=true,settings=" + JfrSummary.settings + ",filename=" + jfr + "/");

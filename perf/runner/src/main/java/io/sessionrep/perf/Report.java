@@ -401,11 +401,13 @@ final class Report {
                 GcSummary g = m.gc.get(c.id());
                 if (g != null) {
                     gc.append(gc.length() == 0 ? "" : "; ").append(c.label()).append(": ")
-                            .append(String.format(Locale.ROOT, "%,d pauses (%d full) in %d JVMs, %,.0f ms in total, longest %.1f ms",
-                                    g.pauses(), g.fullPauses(), g.jvms(), g.totalMs(), g.maxMs()));
+                            .append(String.format(Locale.ROOT, "%,d pauses (%d full) in %d JVMs, %,.0f ms in total, longest %.1f ms,"
+                                    + " collector CPU %,.0f ms", g.pauses(), g.fullPauses(), g.jvms(), g.totalMs(), g.maxMs(),
+                                    g.cpuMs()));
                 }
             }
-            line(md, "GC over the whole scenario (warm-up included): " + gc + ".");
+            line(md, "GC over the whole scenario (warm-up included): " + gc + ". A pause's time is wall clock, its collector"
+                    + " waiting for a core included; the collector CPU is what its threads used (User + Sys of `-Xlog:gc+cpu`).");
             line(md, "");
         }
         if (!m.warmUps.isEmpty()) {

@@ -89,7 +89,7 @@ final class TomcatCluster implements Target {
                 command.addAll(JVM_ARGS);
                 command.addAll(CATALINA_SH_ARGS);
                 Files.createDirectories(logDir);
-                command.add("-Xlog:gc:file=" + logDir.resolve("gc-%p.log"));
+                command.add(GcSummary.logOption(logDir));
                 if (jfr) {
                     Path recordings = Files.createDirectories(logDir.resolve("jfr"));
                     command.add("-XX:StartFlightRecording=dumponexit=true,settings=" + JfrSummary.settings + ",filename=" + recordings + "/");

@@ -18,7 +18,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -47,7 +46,7 @@ import javax.net.ssl.SSLServerSocket;
  * connections that say nothing cannot hold every slot (a member says hello as it connects: it loses its connection
  * only if {@link #MAX_SILENT} newer ones arrive before its hello is read, and then takes the channel); a
  * connection must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS}
- * without a request; a hello from an address that is not a member of this node's view, a frame longer than the lane
+ * without a request (by a {@link SilentConnectionReaper}: the reads themselves wait without a socket time-out); a hello from an address that is not a member of this node's view, a frame longer than the lane
  * carries, or one that does not open ({@code cluster-key}) or parse closes the connection and is counted
  * ({@link TransportCounters#laneRefused()}). The wait for the channel is bounded by what the request allows
  * (half the client's sync-timeout; {@link LaneClient#ONE_WAYS_CHANNEL_WAIT_MILLIS} for a batch); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
@@ -82,6 +81,7 @@ final class LaneServer implements AutoCloseable {
     private final ConcurrentLinkedDeque<Socket> silent = new ConcurrentLinkedDeque<>(); // accepted, no hello yet, oldest first
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
+    private final SilentConnectionReaper reaper;
     private volatile boolean closed;
 
     /**
@@ -99,6 +99,12 @@ final class LaneServer implements AutoCloseable {
         this.handledPositions = handledPositions;
         this.counters = counters;
         this.localName = localName;
+        this.reaper = new SilentConnectionReaper(HELLO_TIMEOUT_MILLIS, IDLE_TIMEOUT_MILLIS, "sessionrep-lane-reaper-" + localName,
+                (socket, why) -> {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "data lane of " + localName + " closed a connection from "
+                            + socket.getRemoteSocketAddress() + ": " + why);
+                    LaneFrames.closeQuietly(socket);
+                });
     }
 
     private static ServerSocket tlsServerSocket(SSLContext tls, int port, InetAddress bind) throws IOException {
@@ -145,13 +151,14 @@ final class LaneServer implements AutoCloseable {
 
     private void serve(Socket socket) {
         open.add(socket);
+        SilentConnectionReaper.Watched watched = reaper.watch(socket); // no socket time-out: see SilentConnectionReaper
         boolean counted = false;
         try (socket) {
             socket.setTcpNoDelay(true);
-            socket.setSoTimeout(HELLO_TIMEOUT_MILLIS);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 16 * 1024));
             Hello hello = frames.readHello(in);
+            watched.heard();
             if (!silent.remove(socket)) {
                 return; // closed as the oldest silent connection meanwhile
             }
@@ -169,10 +176,10 @@ final class LaneServer implements AutoCloseable {
                         + socket.getRemoteSocketAddress() + ": its hello names no member of this node's view, or not this node");
                 return;
             }
-            socket.setSoTimeout(IDLE_TIMEOUT_MILLIS);
             boolean answering = true;
             while (!closed) {
                 Request request = frames.readRequest(in);
+                watched.heard();
                 Member member = membership.get().memberAt(sender);
                 if (member == null) {
                     return; // left the view: its requests are refused (it gets no reply and times out or falls back)
@@ -213,13 +220,14 @@ final class LaneServer implements AutoCloseable {
             refuse(socket, e.getMessage());
         } catch (SSLException e) {
             refuse(socket, "TLS: " + e.getMessage()); // e.g. no certificate, or one this node does not trust
-        } catch (SocketTimeoutException | EOFException | SocketException e) {
-            // idle, closed by the client, or this lane closing
+        } catch (EOFException | SocketException e) {
+            // closed by the client, by the reaper (silent too long), or by this lane closing
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, () -> "data lane connection closed: " + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            reaper.forget(watched);
             open.remove(socket);
             silent.remove(socket);
             if (counted) {
@@ -279,6 +287,7 @@ final class LaneServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        reaper.close();
         try {
             server.close();
         } catch (IOException ignored) {

@@ -122,6 +122,30 @@ class TlsLaneTest {
         assertArrayEquals(new byte[]{1}, reply, "the lane still serves its member");
     }
 
+    @Test
+    void aConnectionThatNeverStartsItsHandshakeIsClosedAfterTheHelloTimeOut() throws Exception {
+        TestNodes.Pair p = tlsPair(new RecordingReceiver(), new RecordingReceiver());
+        try (Socket silent = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // the server waits in its handshake
+            silent.setSoTimeout(LaneServer.HELLO_TIMEOUT_MILLIS + 5_000); // a time-out here fails the test
+            long started = System.nanoTime();
+            try {
+                InputStream in = silent.getInputStream();
+                int read = 0;
+                while (in.read() != -1) {
+                    assertTrue(++read < 4096, "the lane writes no more than an alert"); // TLS' alert as it closes
+                }
+            } catch (java.net.SocketTimeoutException e) {
+                throw e;
+            } catch (IOException reset) {
+                // closed by the lane
+            }
+            long waited = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(waited >= LaneServer.HELLO_TIMEOUT_MILLIS - 100, "closed after " + waited + " ms");
+        }
+        byte[] reply = p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{2}, TIMEOUT);
+        assertArrayEquals(new byte[]{2}, reply, "the lane still serves its member");
+    }
+
     private static void writeHelloAndRequest(Socket s, org.jgroups.Address client, org.jgroups.Address server)
             throws IOException {
         try {
