@@ -465,6 +465,12 @@ public final class JGroupsTransport implements ReplicationTransport {
         return server == null ? 0 : server.port();
     }
 
+    /** Connections this node's lane accepted since it started; 0 without a lane (tests). */
+    int laneConnectionsAccepted() {
+        LaneServer server = laneServer;
+        return server == null ? 0 : server.accepted();
+    }
+
     /** The address and port the transport listens on, or null when not running. */
     public InetSocketAddress boundAddress() {
         JChannel ch = channel;

@@ -331,6 +331,7 @@ final class LaneClient implements AutoCloseable {
                 if (socket instanceof SSLSocket secured) { // the handshake waits for the member: as long as a connect
                     socket.setSoTimeout(connectTimeoutMillis);
                     secured.startHandshake();
+                    socket.setSoTimeout(0); // else an async pipe's answer reader gave up after that long without an answer
                 }
                 if (payloadRoom(roomOf(socket), tls != null) < room) {
                     throw new IOException("send buffer of " + socket.getSendBufferSize() + " bytes, under the "

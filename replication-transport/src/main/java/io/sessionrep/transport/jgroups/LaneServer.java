@@ -78,6 +78,7 @@ final class LaneServer implements AutoCloseable {
     private final TransportCounters counters;
     private final String localName;
     private final AtomicInteger connections = new AtomicInteger(); // past their hello
+    private final AtomicInteger accepted = new AtomicInteger();
     private final ConcurrentLinkedDeque<Socket> silent = new ConcurrentLinkedDeque<>(); // accepted, no hello yet, oldest first
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
@@ -124,8 +125,12 @@ final class LaneServer implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** Connections accepted since the start (tests: how often members connect). */
+    int accepted() {
+        return accepted.get();
+    }
+
     private void accept() {
-        AtomicInteger numbers = new AtomicInteger();
         while (!closed) {
             Socket socket;
             try {
@@ -143,7 +148,7 @@ final class LaneServer implements AutoCloseable {
                 }
             }
             silent.addLast(socket);
-            Thread reader = new Thread(() -> serve(socket), "sessionrep-lane-" + localName + "-" + numbers.incrementAndGet());
+            Thread reader = new Thread(() -> serve(socket), "sessionrep-lane-" + localName + "-" + accepted.incrementAndGet());
             reader.setDaemon(true);
             reader.start();
         }

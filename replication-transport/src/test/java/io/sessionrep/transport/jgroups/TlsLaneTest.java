@@ -86,6 +86,24 @@ class TlsLaneTest {
     }
 
     @Test
+    void anAsyncPipeInsideTlsKeepsItsConnectionThroughAQuietSecond() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);
+        Member b = TestNodes.other(p.a());
+
+        p.a().sendAll(List.of(new Outbound(b, "before".getBytes(StandardCharsets.UTF_8))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 1);
+        int connections = p.b().laneConnectionsAccepted();
+        Thread.sleep(1_000); // far longer than the handshake's time-out (the connect's, at most 200 ms)
+        p.a().sendAll(List.of(new Outbound(b, "after".getBytes(StandardCharsets.UTF_8))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 2);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 2); // both batches
+        assertEquals(0, p.a().counters().lanePauses(), "the pipe did not fail while quiet");
+        assertEquals(connections, p.b().laneConnectionsAccepted(), "the second batch took the same connection: no new handshake");
+    }
+
+    @Test
     void plainAndUntrustedConnectionsAreRefusedAndCounted() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);
