@@ -12,7 +12,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +32,8 @@ import javax.net.ssl.SSLSocket;
  * <p>Never blocked without bound: a write of at most {@link #room()} bytes goes into a socket send buffer that
  * holds at least that much and is empty (the previous exchange on the connection read its
  * reply, so the server had read the whole request), and the read of the reply waits at most the request's
- * time-out; a connection that times out or fails is closed. A member whose lane does not accept a connection
+ * time-out ({@link ReplyDeadlines}: the read itself has no socket time-out); a connection that times out or fails is
+ * closed. A member whose lane does not accept a connection
  * (within {@link #CONNECT_TIMEOUT_MILLIS}) is left to the channel for {@link #UNREACHABLE_RETRY_AFTER_MILLIS};
  * one for {@link #RETRY_AFTER_MILLIS} whose lane answered that the channel was behind
  * ({@link LaneFrames#NOT_HANDLED}), since that stays so until the channel catches up, and one where an exchange
@@ -70,6 +70,7 @@ final class LaneClient implements AutoCloseable {
     private final TransportCounters counters;
     private final Map<Address, Pool> pools = new ConcurrentHashMap<>();
     private final Set<OneWayPipe<?>> pipes = ConcurrentHashMap.newKeySet();
+    private final ReplyDeadlines deadlines = new ReplyDeadlines("sessionrep-lane-deadlines");
     private final int room;
     /** The channel's TLS context when the lane is TLS too; null: plain TCP. */
     private final SSLContext tls;
@@ -196,12 +197,12 @@ final class LaneClient implements AutoCloseable {
         }
         long millis = Math.max(1, timeout.toMillis() - (System.nanoTime() - started) / 1_000_000); // after a connect
         boolean reusable = false;
+        int wait = (int) Math.min(Integer.MAX_VALUE, millis);
+        ReplyDeadlines.Deadline deadline = deadlines.start(c.socket, wait); // the read has no socket time-out
         try {
-            int wait = (int) Math.min(Integer.MAX_VALUE, millis);
-            c.socket.setSoTimeout(wait);
             frames.writeRequest(c.out, sentBefore, wait / 2, payload);
             Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
-            reusable = true;
+            reusable = deadlines.finish(deadline); // false: the deadline passed as the reply came, the socket is closed
             return switch (reply.status()) {
                 case LaneFrames.REPLIED, LaneFrames.NO_REPLY -> {
                     counters.laneExchanged();
@@ -214,15 +215,17 @@ final class LaneClient implements AutoCloseable {
                 }
                 default -> throw new TransportException("the lane at " + target.member() + " answered status " + reply.status());
             };
-        } catch (SocketTimeoutException e) {
-            counters.requestTimedOut();
-            throw new TimeoutException("no reply on the lane from " + target.member() + " within " + millis + " ms");
         } catch (IOException | MalformedLaneFrame e) {
+            if (deadline.expired()) { // closed by the deadline, in the read or in the write
+                counters.requestTimedOut();
+                throw new TimeoutException("no reply on the lane from " + target.member() + " within " + millis + " ms");
+            }
             counters.requestFailed();
             // e.g. closed at once by a lane that has as many connections as it takes: do not try again per request
             pool.pauseFor(RETRY_AFTER_MILLIS, "an exchange failed (" + e + ")");
             throw new TransportException("lane to " + target.member() + " failed: " + e, e);
         } finally {
+            deadlines.finish(deadline);
             if (reusable && !closed) {
                 pool.giveBack(c);
             } else {
@@ -245,6 +248,7 @@ final class LaneClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        deadlines.close();
         pipes.forEach(OneWayPipe::close);
         pipes.clear();
         pools.values().forEach(Pool::closeAll);

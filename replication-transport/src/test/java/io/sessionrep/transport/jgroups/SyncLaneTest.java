@@ -137,9 +137,13 @@ class SyncLaneTest {
             assertThrows(java.util.concurrent.TimeoutException.class,
                     () -> p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "bounded by the time-out");
+            assertEquals(1, p.a().counters().requestsTimedOut());
         } finally {
             release.countDown();
         }
+        long exchanged = p.a().counters().laneExchanges();
+        assertArrayEquals(new byte[]{2}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{2}, TIMEOUT));
+        assertEquals(exchanged + 1, p.a().counters().laneExchanges(), "the next request took the lane again");
     }
 
     @Test

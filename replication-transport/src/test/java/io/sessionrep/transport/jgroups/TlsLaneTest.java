@@ -104,6 +104,34 @@ class TlsLaneTest {
     }
 
     @Test
+    void aReplyThatDoesNotComeInsideTlsTimesOutAndTheLaneServesTheNextRequest() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            try {
+                release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return m;
+        });
+        TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);
+        Member b = TestNodes.other(p.a());
+        try {
+            long started = System.nanoTime();
+            org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.TimeoutException.class,
+                    () -> p.a().requestOnCallerThread(b, new byte[]{1}, Duration.ofMillis(300)));
+            long waited = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(waited >= 290 && waited < 5_000, "timed out after " + waited + " ms");
+            assertEquals(1, p.a().counters().requestsTimedOut());
+        } finally {
+            release.countDown();
+        }
+        long exchanged = p.a().counters().laneExchanges();
+        assertArrayEquals(new byte[]{2}, p.a().requestOnCallerThread(b, new byte[]{2}, TIMEOUT));
+        assertEquals(exchanged + 1, p.a().counters().laneExchanges(), "the next request took the lane again");
+    }
+
+    @Test
     void plainAndUntrustedConnectionsAreRefusedAndCounted() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);

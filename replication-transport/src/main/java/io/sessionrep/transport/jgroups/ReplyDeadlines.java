@@ -1,0 +1,91 @@
+package io.sessionrep.transport.jgroups;
+
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The time-outs of the lane's exchanges (a sync request waiting for its reply) without socket time-outs: a read with
+ * one makes the JDK's socket non-blocking, and each reply that is not there yet then costs a failed read and a
+ * {@code poll} before the read (two system calls per exchange more on the request thread, expensive on a virtual
+ * machine). Instead the read blocks, and one daemon thread per client looks at the exchanges in flight every
+ * {@link #TICK_MILLIS} and closes the connection of one past its deadline: its read fails, and the exchange sees that
+ * its deadline passed ({@link Deadline#expired}) and times out as before, at most one tick late.
+ */
+final class ReplyDeadlines implements AutoCloseable {
+
+    static final long TICK_MILLIS = 10;
+
+    /** One exchange's deadline: settled once, by the exchange ({@link #finish}) or by the deadline passing. */
+    static final class Deadline {
+        private final Socket socket;
+        private final long atNanos;
+        private final AtomicBoolean settled = new AtomicBoolean();
+        private volatile boolean expired;
+
+        private Deadline(Socket socket, long atNanos) {
+            this.socket = socket;
+            this.atNanos = atNanos;
+        }
+
+        /** True if the connection passed its deadline and was closed: the exchange timed out. */
+        boolean expired() {
+            return expired;
+        }
+    }
+
+    private final Set<Deadline> inFlight = ConcurrentHashMap.newKeySet();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    ReplyDeadlines(String name) {
+        thread = new Thread(this::run, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Starts the clock of an exchange on {@code socket}, which is closed if it is not {@link #finish}ed in time. */
+    Deadline start(Socket socket, long millis) {
+        Deadline d = new Deadline(socket, System.nanoTime() + millis * 1_000_000);
+        inFlight.add(d);
+        return d;
+    }
+
+    /**
+     * Ends an exchange's clock: true if it ended in time (the connection may be used again), false if its deadline
+     * passed first (the connection is closed, or being closed). Idempotent.
+     */
+    boolean finish(Deadline d) {
+        boolean inTime = d.settled.compareAndSet(false, true);
+        inFlight.remove(d);
+        return inTime && !d.expired;
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                Thread.sleep(TICK_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (inFlight.isEmpty()) {
+                continue;
+            }
+            long now = System.nanoTime();
+            for (Deadline d : inFlight) {
+                if (now - d.atNanos >= 0 && d.settled.compareAndSet(false, true)) {
+                    d.expired = true;
+                    inFlight.remove(d);
+                    LaneFrames.closeQuietly(d.socket);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+    }
+}

@@ -1,0 +1,67 @@
+package io.sessionrep.transport.jgroups;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The deadlines that stand in for socket time-outs on the lane's client side, on real loopback sockets: a read that
+ * blocks without a socket time-out is ended by its deadline (the socket closed, the deadline expired), and an exchange
+ * that finishes in time keeps its connection.
+ */
+@Timeout(30)
+class ReplyDeadlinesTest {
+
+    private final ReplyDeadlines deadlines = new ReplyDeadlines("test-deadlines");
+    private final ServerSocket server;
+    private final Socket client;
+    private final Socket served;
+
+    ReplyDeadlinesTest() throws IOException {
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        client = new Socket(server.getInetAddress(), server.getLocalPort());
+        served = server.accept();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        deadlines.close();
+        client.close();
+        served.close();
+        server.close();
+    }
+
+    @Test
+    void aReadThatGetsNothingIsEndedByItsDeadline() {
+        long started = System.nanoTime();
+        ReplyDeadlines.Deadline d = deadlines.start(client, 200);
+        assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
+        long waited = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(waited >= 190 && waited < 5_000, "ended after " + waited + " ms");
+        assertTrue(d.expired());
+        assertTrue(client.isClosed());
+        assertFalse(deadlines.finish(d), "too late: the connection is not to be used again");
+    }
+
+    @Test
+    void anExchangeThatEndsInTimeKeepsItsConnection() throws Exception {
+        ReplyDeadlines.Deadline d = deadlines.start(client, 300);
+        served.getOutputStream().write(9);
+        assertEquals(9, client.getInputStream().read());
+        assertTrue(deadlines.finish(d));
+        Thread.sleep(600); // past the deadline: nothing happens to a finished exchange
+        assertFalse(d.expired());
+        assertFalse(client.isClosed());
+        served.getOutputStream().write(10);
+        assertEquals(10, client.getInputStream().read(), "still connected");
+    }
+}
