@@ -4,6 +4,7 @@ import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The time-outs of the lane's exchanges (a sync request waiting for its reply) without socket time-outs: a read with
@@ -11,11 +12,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code poll} before the read (two system calls per exchange more on the request thread, expensive on a virtual
  * machine). Instead the read blocks, and one daemon thread per client looks at the exchanges in flight every
  * {@link #TICK_MILLIS} and closes the connection of one past its deadline: its read fails, and the exchange sees that
- * its deadline passed ({@link Deadline#expired}) and times out as before, at most one tick late.
+ * its deadline passed ({@link Deadline#expired}) and times out as before, at most one tick late. After
+ * {@link #IDLE_TICKS} ticks without an exchange the thread parks until the next one starts (async-only and quiet
+ * nodes do not wake it).
  */
 final class ReplyDeadlines implements AutoCloseable {
 
     static final long TICK_MILLIS = 10;
+    /** Ticks without an exchange in flight before the thread parks: one second. */
+    static final int IDLE_TICKS = 100;
 
     /** One exchange's deadline: settled once, by the exchange ({@link #finish}) or by the deadline passing. */
     static final class Deadline {
@@ -37,6 +42,8 @@ final class ReplyDeadlines implements AutoCloseable {
 
     private final Set<Deadline> inFlight = ConcurrentHashMap.newKeySet();
     private final Thread thread;
+    /** The thread is parked, or about to: a new exchange unparks it. */
+    private volatile boolean parked;
     private volatile boolean closed;
 
     ReplyDeadlines(String name) {
@@ -49,6 +56,9 @@ final class ReplyDeadlines implements AutoCloseable {
     Deadline start(Socket socket, long millis) {
         Deadline d = new Deadline(socket, System.nanoTime() + millis * 1_000_000);
         inFlight.add(d);
+        if (parked) { // after the add: the thread sets parked before it looks at inFlight a last time
+            LockSupport.unpark(thread);
+        }
         return d;
     }
 
@@ -63,15 +73,26 @@ final class ReplyDeadlines implements AutoCloseable {
     }
 
     private void run() {
+        int idleTicks = 0;
         while (!closed) {
+            if (idleTicks >= IDLE_TICKS) {
+                parked = true;
+                if (inFlight.isEmpty() && !closed) {
+                    LockSupport.park(this);
+                }
+                parked = false;
+                idleTicks = 0;
+            }
             try {
                 Thread.sleep(TICK_MILLIS);
             } catch (InterruptedException e) {
                 return;
             }
             if (inFlight.isEmpty()) {
+                idleTicks++;
                 continue;
             }
+            idleTicks = 0;
             long now = System.nanoTime();
             for (Deadline d : inFlight) {
                 if (now - d.atNanos >= 0 && d.settled.compareAndSet(false, true)) {
@@ -86,6 +107,6 @@ final class ReplyDeadlines implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        thread.interrupt();
+        thread.interrupt(); // also ends a park
     }
 }

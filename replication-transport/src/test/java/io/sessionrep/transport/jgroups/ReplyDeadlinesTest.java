@@ -53,6 +53,14 @@ class ReplyDeadlinesTest {
     }
 
     @Test
+    void aDeadlineStillEndsAReadAfterTheThreadParkedForWantOfExchanges() throws Exception {
+        Thread.sleep(ReplyDeadlines.IDLE_TICKS * ReplyDeadlines.TICK_MILLIS + 500); // the thread has parked
+        ReplyDeadlines.Deadline d = deadlines.start(client, 200);
+        assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
+        assertTrue(d.expired());
+    }
+
+    @Test
     void anExchangeThatEndsInTimeKeepsItsConnection() throws Exception {
         ReplyDeadlines.Deadline d = deadlines.start(client, 300);
         served.getOutputStream().write(9);
