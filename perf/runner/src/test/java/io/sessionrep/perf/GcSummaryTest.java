@@ -2,9 +2,13 @@ package io.sessionrep.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,7 +59,31 @@ class GcSummaryTest {
     }
 
     @Test
-    void theOptionWritesOneFilePerJvmThatOfReads() {
-        assertEquals("-Xlog:gc,gc+cpu:file=" + dir.resolve("gc-%p.log"), GcSummary.logOption(dir));
+    void whatTheOptionMakesAJvmWriteIsWhatOfReads() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process jvm = new ProcessBuilder(java, "-Xmx256m", "-Xmn16m", "-XX:+UseSerialGC", GcSummary.logOption(dir),
+                "-cp", System.getProperty("java.class.path"), KeepsAndCollects.class.getName())
+                .inheritIO().start();
+        assertTrue(jvm.waitFor(60, TimeUnit.SECONDS), "the JVM ended");
+        assertEquals(0, jvm.exitValue());
+
+        GcSummary gc = GcSummary.of(dir);
+
+        assertEquals(1, gc.jvms());
+        assertTrue(gc.pauses() > 1, gc.toString());
+        assertTrue(gc.fullPauses() >= 1, gc.toString());
+        assertTrue(gc.cpuMs() > 0, "the JDK's gc+cpu lines were read: " + gc);
+    }
+
+    /** A JVM that keeps 96 MB through young collections (each copies what it keeps), then asks for a full one. */
+    public static final class KeepsAndCollects {
+        public static void main(String[] args) {
+            List<byte[]> kept = new ArrayList<>();
+            for (int i = 0; i < 96 * 16; i++) {
+                kept.add(new byte[64 * 1024]);
+            }
+            System.gc();
+            System.out.println("kept " + kept.size());
+        }
     }
 }

@@ -196,13 +196,13 @@ final class LaneClient implements AutoCloseable {
             return null;
         }
         long millis = Math.max(1, timeout.toMillis() - (System.nanoTime() - started) / 1_000_000); // after a connect
-        boolean reusable = false;
+        boolean replied = false;
         int wait = (int) Math.min(Integer.MAX_VALUE, millis);
         ReplyDeadlines.Deadline deadline = deadlines.start(c.socket, wait); // the read has no socket time-out
         try {
             frames.writeRequest(c.out, sentBefore, wait / 2, payload);
             Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
-            reusable = deadlines.finish(deadline); // false: the deadline passed as the reply came, the socket is closed
+            replied = true;
             return switch (reply.status()) {
                 case LaneFrames.REPLIED, LaneFrames.NO_REPLY -> {
                     counters.laneExchanged();
@@ -225,8 +225,8 @@ final class LaneClient implements AutoCloseable {
             pool.pauseFor(RETRY_AFTER_MILLIS, "an exchange failed (" + e + ")");
             throw new TransportException("lane to " + target.member() + " failed: " + e, e);
         } finally {
-            deadlines.finish(deadline);
-            if (reusable && !closed) {
+            // not in time: the deadline passed as the reply came, and closed the socket
+            if (deadlines.finish(deadline) && replied && !closed) {
                 pool.giveBack(c);
             } else {
                 pool.discard(c);

@@ -20,8 +20,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -80,7 +78,6 @@ final class LaneServer implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger(); // past their hello
     private final AtomicInteger accepted = new AtomicInteger();
     private final ConcurrentLinkedDeque<Socket> silent = new ConcurrentLinkedDeque<>(); // accepted, no hello yet, oldest first
-    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofMinutes(1));
     private final SilentConnectionReaper reaper;
     private volatile boolean closed;
@@ -155,7 +152,6 @@ final class LaneServer implements AutoCloseable {
     }
 
     private void serve(Socket socket) {
-        open.add(socket);
         SilentConnectionReaper.Watched watched = reaper.watch(socket); // no socket time-out: see SilentConnectionReaper
         boolean counted = false;
         try (socket) {
@@ -233,7 +229,6 @@ final class LaneServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             reaper.forget(watched);
-            open.remove(socket);
             silent.remove(socket);
             if (counted) {
                 connections.decrementAndGet();
@@ -292,12 +287,11 @@ final class LaneServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        reaper.close();
         try {
             server.close();
         } catch (IOException ignored) {
             // closing anyway
         }
-        open.forEach(LaneFrames::closeQuietly);
+        reaper.close(); // and the connections it watches: every open one
     }
 }

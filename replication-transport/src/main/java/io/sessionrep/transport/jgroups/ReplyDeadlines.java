@@ -3,14 +3,14 @@ package io.sessionrep.transport.jgroups;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The time-outs of the lane's exchanges (a sync request waiting for its reply) without socket time-outs: a read with
  * one makes the JDK's socket non-blocking, and each reply that is not there yet then costs a failed read and a
- * {@code poll} before the read (two system calls per exchange more on the request thread, expensive on a virtual
- * machine). Instead the read blocks, and one daemon thread per client looks at the exchanges in flight every
+ * {@code poll} before the read (two system calls more per exchange on the request thread, as a profile showed for
+ * the backup's reads; sync A/B: 20261129-lane-no-socket-timeouts-ab). Instead the read blocks, and one daemon thread per client looks at the exchanges in flight every
  * {@link #TICK_MILLIS} and closes the connection of one past its deadline: its read fails, and the exchange sees that
  * its deadline passed ({@link Deadline#expired}) and times out as before, at most one tick late. After
  * {@link #IDLE_TICKS} ticks without an exchange the thread parks until the next one starts (async-only and quiet
@@ -24,10 +24,12 @@ final class ReplyDeadlines implements AutoCloseable {
 
     /** One exchange's deadline: settled once, by the exchange ({@link #finish}) or by the deadline passing. */
     static final class Deadline {
+        private static final int RUNNING = 0;
+        private static final int FINISHED = 1;
+        private static final int EXPIRED = 2;
         private final Socket socket;
         private final long atNanos;
-        private final AtomicBoolean settled = new AtomicBoolean();
-        private volatile boolean expired;
+        private final AtomicInteger state = new AtomicInteger(RUNNING);
 
         private Deadline(Socket socket, long atNanos) {
             this.socket = socket;
@@ -36,7 +38,7 @@ final class ReplyDeadlines implements AutoCloseable {
 
         /** True if the connection passed its deadline and was closed: the exchange timed out. */
         boolean expired() {
-            return expired;
+            return state.get() == EXPIRED;
         }
     }
 
@@ -63,13 +65,13 @@ final class ReplyDeadlines implements AutoCloseable {
     }
 
     /**
-     * Ends an exchange's clock: true if it ended in time (the connection may be used again), false if its deadline
-     * passed first (the connection is closed, or being closed). Idempotent.
+     * Ends an exchange's clock, once: true if it ended in time (the connection may be used again), false if its
+     * deadline passed first (the connection is closed, or being closed).
      */
     boolean finish(Deadline d) {
-        boolean inTime = d.settled.compareAndSet(false, true);
+        boolean inTime = d.state.compareAndSet(Deadline.RUNNING, Deadline.FINISHED);
         inFlight.remove(d);
-        return inTime && !d.expired;
+        return inTime;
     }
 
     private void run() {
@@ -95,8 +97,7 @@ final class ReplyDeadlines implements AutoCloseable {
             idleTicks = 0;
             long now = System.nanoTime();
             for (Deadline d : inFlight) {
-                if (now - d.atNanos >= 0 && d.settled.compareAndSet(false, true)) {
-                    d.expired = true;
+                if (now - d.atNanos >= 0 && d.state.compareAndSet(Deadline.RUNNING, Deadline.EXPIRED)) {
                     inFlight.remove(d);
                     LaneFrames.closeQuietly(d.socket);
                 }

@@ -13,17 +13,15 @@ import java.util.function.BiConsumer;
  *
  * <p>One daemon thread per lane looks at every connection each {@link #tickMillis} and closes one whose count of frames
  * read has not moved for its time-out (the thread blocked in its read then ends as when the peer closes): a connection
- * is closed between its time-out and one tick later.
+ * is closed between its time-out and one tick later. It watches every open connection of its lane, so closing it
+ * closes them all (the lane closing).
  */
 final class SilentConnectionReaper implements AutoCloseable {
-
-    private static final System.Logger LOG = System.getLogger(SilentConnectionReaper.class.getName());
 
     /** One connection as the reaper sees it; its reader thread calls {@link #heard} after each frame it reads. */
     static final class Watched {
         final Socket socket;
-        private volatile long framesRead;
-        private volatile boolean helloSaid;
+        private volatile long framesRead; // the first is the hello
         // the reaper thread's own
         private long framesSeen;
         private long quietSinceMillis;
@@ -35,7 +33,6 @@ final class SilentConnectionReaper implements AutoCloseable {
 
         /** A frame was read: the hello (the first one) or a request. */
         void heard() {
-            helloSaid = true;
             framesRead++; // one reader thread per connection writes it
         }
     }
@@ -62,6 +59,9 @@ final class SilentConnectionReaper implements AutoCloseable {
     Watched watch(Socket socket) {
         Watched w = new Watched(socket, System.currentTimeMillis());
         watched.add(w);
+        if (closed) { // the lane closed as it accepted this one
+            LaneFrames.closeQuietly(socket);
+        }
         return w;
     }
 
@@ -84,20 +84,21 @@ final class SilentConnectionReaper implements AutoCloseable {
                     w.quietSinceMillis = now;
                     continue;
                 }
-                boolean hello = w.helloSaid;
+                boolean hello = read > 0;
                 long quietMillis = now - w.quietSinceMillis;
                 if (quietMillis >= (hello ? idleTimeoutMillis : helloTimeoutMillis)) {
                     watched.remove(w);
-                    LOG.log(System.Logger.Level.DEBUG, () -> "closing a lane connection silent for " + quietMillis + " ms");
                     close.accept(w.socket, hello ? "idle for " + quietMillis + " ms" : "no hello within " + quietMillis + " ms");
                 }
             }
         }
     }
 
+    /** Stops watching and closes every connection still watched. */
     @Override
     public void close() {
         closed = true;
         thread.interrupt();
+        watched.forEach(w -> LaneFrames.closeQuietly(w.socket));
     }
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The reaper that stands in for socket time-outs on the lane's server side, on real loopback sockets with short
  * time-outs: a connection with no hello, or no request after it, is closed (the peer reads end-of-stream), one that
- * keeps talking is not, and one forgotten (its reader ended) is left alone.
+ * keeps talking is not, one forgotten (its reader ended) is left alone, and closing the reaper closes them all.
  */
 @Timeout(30)
 class SilentConnectionReaperTest {
@@ -54,19 +55,13 @@ class SilentConnectionReaperTest {
 
     private Pair connect() throws IOException {
         Socket client = new Socket(server.getInetAddress(), server.getLocalPort());
-        client.setSoTimeout(10_000);
+        client.setSoTimeout(10_000); // the reads that check a connection is still open
         return new Pair(client, server.accept());
     }
 
-    private static long millisUntilClosed(Socket client) throws IOException {
+    private static long millisUntilClosed(Socket client) {
         long started = System.nanoTime();
-        try {
-            assertEquals(-1, client.getInputStream().read());
-        } catch (java.net.SocketTimeoutException e) {
-            throw e;
-        } catch (IOException reset) {
-            // closed
-        }
+        assertTrue(TestNodes.closedByTheLane(client, Duration.ofSeconds(10)), "closed");
         return (System.nanoTime() - started) / 1_000_000;
     }
 
@@ -103,6 +98,17 @@ class SilentConnectionReaperTest {
             assertFalse(p.served().isClosed());
             p.served().getOutputStream().write(7);
             assertEquals(7, p.client().getInputStream().read(), "still connected");
+        }
+    }
+
+    @Test
+    void closingTheReaperClosesEveryConnectionItWatchesAndAnyWatchedAfter() throws Exception {
+        try (Pair talking = connect(); Pair late = connect()) {
+            reaper.watch(talking.served()).heard();
+            reaper.close(); // the lane closing
+            assertTrue(TestNodes.closedByTheLane(talking.client(), Duration.ofSeconds(5)), "an open connection closed");
+            reaper.watch(late.served()); // accepted as the lane closed
+            assertTrue(TestNodes.closedByTheLane(late.client(), Duration.ofSeconds(5)), "a late connection closed");
         }
     }
 

@@ -63,8 +63,13 @@ final class TestNodes implements AutoCloseable {
      * lane may send an alert first, which is read past).
      */
     static boolean closedByTheLane(java.net.Socket s) {
+        return closedByTheLane(s, java.time.Duration.ofSeconds(5));
+    }
+
+    /** As {@link #closedByTheLane(java.net.Socket)}, waiting at most {@code within}. */
+    static boolean closedByTheLane(java.net.Socket s, java.time.Duration within) {
         try {
-            s.setSoTimeout(5_000);
+            s.setSoTimeout((int) within.toMillis());
             java.io.InputStream in = s.getInputStream();
             for (int i = 0; i < 4096; i++) {
                 if (in.read() == -1) {
