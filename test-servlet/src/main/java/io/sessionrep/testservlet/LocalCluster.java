@@ -339,8 +339,15 @@ public final class LocalCluster implements AutoCloseable {
         private List<String> commandPrefix = List.of();
         private final Map<String, List<String>> nodeCommandPrefixes = new LinkedHashMap<>();
         private String httpHost;
+        private String classpath;
 
         private Builder() {
+        }
+
+        /** The class path of the node JVMs (e.g. another build's sessionrep-node.jar). Default {@link NodeCommand}'s. */
+        public Builder classpath(String path) {
+            this.classpath = path;
+            return this;
         }
 
         /** Number of nodes, 1..26. Default 3. */
@@ -439,7 +446,8 @@ public final class LocalCluster implements AutoCloseable {
             for (int i = 0; i < size; i++) {
                 String name = nodeName(i);
                 List<String> command = new ArrayList<>(nodeCommandPrefixes.getOrDefault(name, commandPrefix));
-                command.addAll(NodeCommand.build(jvmArgs, flags(i, name, clusterName, bindPorts)));
+                command.addAll(NodeCommand.build(jvmArgs, flags(i, name, clusterName, bindPorts),
+                        classpath != null ? classpath : NodeCommand.classpath()));
                 cluster.specs.put(name, new NodeSpec(name, bindPorts[i], List.copyOf(command),
                         dir.resolve(name + ".log")));
             }

@@ -28,6 +28,11 @@ public final class NodeCommand {
     }
 
     public static List<String> build(List<String> jvmArgs, Map<String, String> flags) {
+        return build(jvmArgs, flags, classpath());
+    }
+
+    /** The command with {@code classpath} for the node's classes (e.g. another build's node jar). */
+    public static List<String> build(List<String> jvmArgs, Map<String, String> flags, String classpath) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(jvmArgs);
@@ -36,7 +41,7 @@ public final class NodeCommand {
             command.addAll(List.of(extra.split("\\s+")));
         }
         command.add("-cp");
-        command.add(classpath());
+        command.add(classpath);
         command.add(NodeLauncher.class.getName());
         flags.forEach((name, value) -> command.add("--" + name + "=" + value));
         return command;

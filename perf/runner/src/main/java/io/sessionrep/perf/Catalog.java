@@ -64,26 +64,26 @@ final class Catalog {
     List<Scenario> all() {
         List<Scenario> list = new ArrayList<>();
         list.add(selected(new Scenario("1", "The cost of replication", "replication off vs async, write-quota 1 (2 nodes), and the floor",
-                List.of(jetty("off", "replication off", 2, false, Map.of()),
-                        jetty("async-wq1", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1")),
-                        floor("floor-async", "floor: raw copy over a socket, async", 2, 1, false)),
+                concat(List.of(jetty("off", "replication off", 2, false, Map.of())),
+                        oursJetty("async-wq1", "async, write-quota 1", 2, Map.of("replication-mode", "async", "write-quota", "1")),
+                        List.of(floor("floor-async", "floor: raw copy over a socket, async", 2, 1, false))),
                 statePoints(), "state", "Two Jetty nodes on 127.0.0.1, the threads spread over both (each node primary"
-                + " for its users' sessions, backup of the other's). " + FLOOR_NOTE, null)));
+                + " for its users' sessions, backup of the other's). " + FLOOR_NOTE + nodeBaselineNote(), null)));
         list.add(selected(new Scenario("2", "Asynchronous and synchronous replication", "async vs sync, write-quota 1 (2 nodes), and the floor",
-                List.of(jetty("async", "async", 2, true, Map.of("replication-mode", "async", "write-quota", "1")),
-                        jetty("sync", "sync", 2, true, Map.of("replication-mode", "sync", "write-quota", "1")),
-                        floor("floor-async", "floor: raw copy over a socket, async", 2, 1, false),
-                        floor("floor-sync", "floor: raw copy over a socket, sync", 2, 1, true)),
+                concat(oursJetty("async", "async", 2, Map.of("replication-mode", "async", "write-quota", "1")),
+                        oursJetty("sync", "sync", 2, Map.of("replication-mode", "sync", "write-quota", "1")),
+                        List.of(floor("floor-async", "floor: raw copy over a socket, async", 2, 1, false),
+                                floor("floor-sync", "floor: raw copy over a socket, sync", 2, 1, true))),
                 statePoints(), "state", "sync: the request waits for the first backup's acknowledgement (sync-timeout 500ms). "
                 + FLOOR_NOTE + " floor-sync: the request also waits for the other node's one-byte acknowledgement, sent once it"
-                + " has stored the bytes.", null)));
+                + " has stored the bytes." + nodeBaselineNote(), null)));
         list.add(selected(new Scenario("3", "Quota or number of replication targets", "write-quota 1 vs 2 (4 nodes, async), and the floor",
-                List.of(jetty("wq1", "write-quota 1", 4, true, Map.of("replication-mode", "async", "write-quota", "1")),
-                        jetty("wq2", "write-quota 2", 4, true, Map.of("replication-mode", "async", "write-quota", "2")),
-                        floor("floor-wq1", "floor: raw copy over a socket to 1 node", 4, 1, false),
-                        floor("floor-wq2", "floor: raw copy over a socket to 2 nodes", 4, 2, false)),
+                concat(oursJetty("wq1", "write-quota 1", 4, Map.of("replication-mode", "async", "write-quota", "1")),
+                        oursJetty("wq2", "write-quota 2", 4, Map.of("replication-mode", "async", "write-quota", "2")),
+                        List.of(floor("floor-wq1", "floor: raw copy over a socket to 1 node", 4, 1, false),
+                                floor("floor-wq2", "floor: raw copy over a socket to 2 nodes", 4, 2, false))),
                 statePoints(), "state", "Four Jetty nodes on 127.0.0.1 per configuration, the threads spread over all four. "
-                + FLOOR_NOTE + " floor-wq2: each node copies to the next two.", null)));
+                + FLOOR_NOTE + " floor-wq2: each node copies to the next two." + nodeBaselineNote(), null)));
         // probed only when scenario 4 runs (the probe may install iproute2)
         String netnsSkip = options.scenarios.contains("4") ? Netns.unavailableReason() : null;
         list.add(new Scenario("4", "Distributed vs co-located JVMs", "two nodes colocated vs distributed (async, write-quota 1)",
@@ -178,7 +178,8 @@ final class Catalog {
         if (options.configs.isEmpty()) {
             return scenario;
         }
-        List<Config> kept = scenario.configs().stream().filter(c -> options.configs.contains(c.id())).toList();
+        List<Config> kept = scenario.configs().stream().filter(c -> options.configs.contains(c.id())
+                || options.configs.contains(c.id().replaceFirst(NODE_BASELINE_SUFFIX + "$", ""))).toList(); // baselines come with theirs
         Scenario narrowed = new Scenario(scenario.id(), scenario.title(), scenario.question(), kept, scenario.points(),
                 scenario.xAxis(), scenario.notes(), scenario.skip(), scenario.custom());
         return kept.isEmpty() ? narrowed.withSkip("--configs selects none of its configurations") : narrowed;
@@ -192,12 +193,45 @@ final class Catalog {
 
     /** Ours on {@code nodes} embedded Jetty nodes with replication {@code options}, node JVMs as every scenario's. */
     JettyTarget startJetty(int nodes, Map<String, String> replicationOptions, java.nio.file.Path logDir) throws Exception {
-        return JettyTarget.start(nodes, true, replicationOptions, jvmArgs(logDir), logDir, System.out, options.jfr);
+        return JettyTarget.start(nodes, true, replicationOptions, jvmArgs(logDir), logDir, System.out, options.jfr, null);
     }
 
     private Config jetty(String id, String label, int nodes, boolean replication, Map<String, String> options) {
         return new Config(id, label, logDir -> JettyTarget.start(nodes, replication, options, jvmArgs(logDir), logDir,
-                System.out, this.options.jfr));
+                System.out, this.options.jfr, null));
+    }
+
+    /**
+     * Ours on Jetty nodes ({@link #jetty}) and, with --baseline-node-jar, right after it the same on nodes of that jar
+     * ({@code <id>}{@value #NODE_BASELINE_SUFFIX}): two builds A/B in one run.
+     */
+    private List<Config> oursJetty(String id, String label, int nodes, Map<String, String> replicationOptions) {
+        Config ours = jetty(id, label, nodes, true, replicationOptions);
+        if (options.baselineNodeJar == null) {
+            return List.of(ours);
+        }
+        Path jar = Path.of(options.baselineNodeJar).toAbsolutePath();
+        return List.of(ours, new Config(id + NODE_BASELINE_SUFFIX, label + ", baseline node jar (" + jar.getFileName() + ")",
+                logDir -> JettyTarget.start(nodes, true, replicationOptions, jvmArgs(logDir), logDir, System.out,
+                        options.jfr, jar)));
+    }
+
+    private String nodeBaselineNote() {
+        return options.baselineNodeJar == null ? "" : " `<id>" + NODE_BASELINE_SUFFIX + "`: ours on nodes of the jar given by"
+                + " --baseline-node-jar (" + options.baselineNodeJar + "), e.g. the build before a change, measured A/B against"
+                + " this build's.";
+    }
+
+    /** What --baseline-node-jar's configurations add to the id of the configuration they repeat. */
+    static final String NODE_BASELINE_SUFFIX = "-baseline";
+
+    @SafeVarargs
+    private static List<Config> concat(List<Config>... parts) {
+        List<Config> all = new ArrayList<>();
+        for (List<Config> part : parts) {
+            all.addAll(part);
+        }
+        return all;
     }
 
     /**

@@ -25,11 +25,16 @@ final class JettyTarget implements Target {
      * @param replication false: plain Jetty sessions ({@code --replication=off})
      * @param options     replication options for every node (canonical names)
      * @param orderlyStop stop the nodes with SIGTERM (so that a JFR recording is written) rather than SIGKILL
+     * @param nodeJar     the node JVMs' class path: another build's sessionrep-node.jar ({@code --baseline-node-jar}),
+     *                    or null for this build's
      */
     static JettyTarget start(int nodes, boolean replication, Map<String, String> options, List<String> jvmArgs,
-                             Path logDir, PrintStream echo, boolean orderlyStop) throws Exception {
+                             Path logDir, PrintStream echo, boolean orderlyStop, Path nodeJar) throws Exception {
         LocalCluster.Builder builder = LocalCluster.builder().size(nodes).replication(replication)
                 .jvmArgs(jvmArgs).logDir(logDir).readyTimeout(Duration.ofSeconds(90)).echo(echo);
+        if (nodeJar != null) {
+            builder.classpath(nodeJar.toString());
+        }
         if (replication) {
             builder.options(options);
         }

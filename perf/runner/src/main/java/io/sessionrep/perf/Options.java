@@ -47,6 +47,9 @@ import java.util.Set;
  * --baseline-jar=PATH     scenario 6: also ours async (and sync, if it runs) with this sessionrep-tomcat.jar (e.g. built
  *                         from the commit before a change), A/B against this build's: sticky throughput before and after;
  *                         scenario 9: also ours async (Tomcat) with it, under the same concurrent clients
+ * --baseline-node-jar=PATH scenarios 1-3: also each of ours' Jetty configurations on nodes of this sessionrep-node.jar
+ *                         (test-servlet's, e.g. built from the commit before a change), id {@code <id>-baseline}, right
+ *                         after this build's: A/B of two builds in one run
  * --charts-only           redraw the charts of an earlier run (--run=NAME) from its raw results files
  * </pre>
  */
@@ -63,6 +66,7 @@ final class Options {
     int ccNodes = 2;
     int settleSeconds = -1;
     String baselineJar;
+    String baselineNodeJar;
     int segmentSeconds = -1;
     int warmupSeconds = -1;
     int warmupMaxSeconds = -1;
@@ -123,6 +127,11 @@ final class Options {
                     throw new IllegalArgumentException("--baseline-jar: '" + value + "' is not a file; expected a sessionrep-tomcat.jar");
                 }
                 o.baselineJar = value;
+            } else if (arg.startsWith("--baseline-node-jar=")) {
+                if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(value))) {
+                    throw new IllegalArgumentException("--baseline-node-jar: '" + value + "' is not a file; expected a sessionrep-node.jar");
+                }
+                o.baselineNodeJar = value;
             } else if (arg.startsWith("--settle=")) {
                 o.settleSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--run=")) {
@@ -231,7 +240,7 @@ final class Options {
         return """
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S] [--warmup-max=S]
                                    [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--async-profiler] [--configs=ID,...] [--points=NxS,...]
-                                   [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH]
+                                   [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH] [--baseline-node-jar=PATH]
                 Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;

@@ -1,8 +1,13 @@
 package io.sessionrep.perf;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -48,6 +53,23 @@ class OptionsTest {
         IllegalArgumentException point = assertThrows(IllegalArgumentException.class, () -> Options.parse("--points=10x0"));
         assertEquals("--points: '10x0' is not allowed; expected NxS (N attributes of S KiB, both 1 or more), e.g. 10x50",
                 point.getMessage());
+    }
+
+    @Test
+    void aBaselineNodeJarRepeatsOursJettyConfigurationsRightAfterThem(@TempDir Path dir) throws Exception {
+        Path jar = Files.createFile(dir.resolve("sessionrep-node.jar"));
+        Catalog catalog = new Catalog(Options.parse("--scenarios=1,3", "--configs=wq1,floor-wq1,off",
+                "--baseline-node-jar=" + jar), null);
+        Map<String, List<String>> ids = new LinkedHashMap<>();
+        catalog.all().stream().filter(s -> List.of("1", "3").contains(s.id()))
+                .forEach(s -> ids.put(s.id(), s.configs().stream().map(Scenario.Config::id).toList()));
+        assertEquals(List.of("off"), ids.get("1"), "replication off has no baseline; async-wq1 was not asked for");
+        assertEquals(List.of("wq1", "wq1-baseline", "floor-wq1"), ids.get("3"));
+
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> Options.parse("--baseline-node-jar=" + dir.resolve("none.jar")));
+        assertEquals("--baseline-node-jar: '" + dir.resolve("none.jar") + "' is not a file; expected a sessionrep-node.jar",
+                missing.getMessage());
     }
 
     @Test
