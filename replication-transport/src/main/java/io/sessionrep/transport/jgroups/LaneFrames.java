@@ -25,8 +25,9 @@ import java.util.List;
  * request, which the server handles first. A request of kind {@link #REQUEST} carries one message, which the core answers (a sync request end); one of
  * kind {@link #ONE_WAYS} carries one-way messages, {@code count (4) | (length (4) | message) * count}, handled
  * in order (the async sender's batch), and answered once all are, by an answer that may cover several batches: the
- * backup answers when it has no further frame in its read buffer (or after {@link #MAX_BATCHES_PER_ANSWER}), so a
- * sender that writes faster than the backup reads gets one answer per read rather than one per batch. An answer of
+ * backup answers when its read buffer does not hold the next frame whole (or after {@link #MAX_BATCHES_PER_ANSWER}),
+ * so small batches a sender wrote faster than the backup reads share one answer, and an answer never waits for bytes
+ * still on their way. An answer of
  * n covers the n oldest batches not answered yet; one due is written before any other reply on the connection.
  * A length outside what the lane carries, a body that does not open or parse: {@link MalformedLaneFrame}, and
  * the connection is closed.

@@ -31,8 +31,8 @@ import javax.net.ssl.SSLServerSocket;
  * The backup's end of the data lane: accepts connections from members' {@link LaneClient}s and, on one
  * thread per connection, reads a request, waits until the channel messages its sender sent before it were
  * handled here ({@link HandledPositions}), hands it to the core and writes the core's reply (a batch of one-way
- * messages: hands each to the core in order, and answers once its read buffer holds no further frame, one answer
- * for the batches read together: {@link LaneFrames}). The async sender writes its batches one
+ * messages: hands each to the core in order, and answers once its read buffer does not hold the next frame whole,
+ * one answer for the batches read together: {@link LaneFrames}). The async sender writes its batches one
  * after the other without waiting ({@link OneWayPipe}); they are handled in the order written, and a batch that
  * cannot be handled in time is answered {@link LaneFrames#NOT_HANDLED} and the connection closed, so that none
  * written after it is handled before it (the sender sends them all over the channel). Batches already read when
@@ -181,8 +181,8 @@ final class LaneServer implements AutoCloseable {
             }
             Answers answers = new Answers(out);
             while (!closed) {
-                if (buffer.buffered() == 0) {
-                    answers.flush(); // before waiting for the next frame
+                if (!buffer.holdsWholeFrame()) {
+                    answers.flush(); // before waiting for (the rest of) the next frame
                 }
                 Request request = frames.readRequest(in);
                 watched.heard();
@@ -246,14 +246,23 @@ final class LaneServer implements AutoCloseable {
         }
     }
 
-    /** A connection's read buffer, which tells how much it holds (no system call: what the socket holds is not asked). */
+    /**
+     * A connection's read buffer, which tells whether it holds the next frame whole (no system call: what the socket
+     * holds is not asked). A frame larger than the buffer is never held whole, so its batch before it is answered at once.
+     */
     private static final class ReadBuffer extends BufferedInputStream {
         ReadBuffer(java.io.InputStream in) {
             super(in, 16 * 1024);
         }
 
-        synchronized int buffered() {
-            return count - pos;
+        /** Whether the buffer holds a frame's 4-byte length and as many bytes after it (plain and sealed frames alike). */
+        synchronized boolean holdsWholeFrame() {
+            int held = count - pos;
+            if (held < 4) {
+                return false;
+            }
+            int length = (buf[pos] & 0xff) << 24 | (buf[pos + 1] & 0xff) << 16 | (buf[pos + 2] & 0xff) << 8 | (buf[pos + 3] & 0xff);
+            return length >= 0 && held - 4 >= length;
         }
     }
 

@@ -253,6 +253,30 @@ class AsyncLaneTest {
     }
 
     @Test
+    void anAnswerDoesNotWaitForTheRestOfAFrameStillOnItsWay() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
+        ByteArrayOutputStream next = new ByteArrayOutputStream();
+        PLAIN.writeOneWays(new DataOutputStream(next), ChannelPosition.NONE, 50, List.of(numbered(1, 16)),
+                LaneFrames.oneWaysLength(1, 16));
+        byte[] second = next.toByteArray();
+        try (Socket s = helloToB(p)) {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            PLAIN.writeOneWays(new DataOutputStream(bytes), ChannelPosition.NONE, 50, List.of(numbered(0, 16)),
+                    LaneFrames.oneWaysLength(1, 16));
+            bytes.write(second, 0, 10); // the next frame's length and a few of its bytes, in the same write
+            s.getOutputStream().write(bytes.toByteArray());
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            assertEquals(1, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)),
+                    "the first batch answered while the second is incomplete");
+
+            s.getOutputStream().write(second, 10, second.length - 10);
+            assertEquals(1, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)));
+        }
+        assertEquals(range(0, 2), numbers(onB));
+    }
+
+    @Test
     void anAnswerCoversAtMostItsMaximumOfBatches() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
