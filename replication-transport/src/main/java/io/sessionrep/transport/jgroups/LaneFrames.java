@@ -19,23 +19,17 @@ import java.util.List;
  * hello   = magic (4) | client address (16) | server address (16)         client to server, first
  * request = sent before (8) | wait millis (4) | kind (1) | payload                     client to server
  * reply   = status (1) | payload                                                      server to client
- * answer  = status {@link #REPLIED} (1) | batches (4)                                  server to client
  * </pre>
  * "Sent before" is the {@link ChannelPosition} of the channel messages the client sent the server's node before the
  * request, which the server handles first. A request of kind {@link #REQUEST} carries one message, which the core answers (a sync request end); one of
  * kind {@link #ONE_WAYS} carries one-way messages, {@code count (4) | (length (4) | message) * count}, handled
- * in order (the async sender's batch), and answered once all are, by an answer that may cover several batches: the
- * backup answers when its read buffer does not hold the next frame whole (or after {@link #MAX_BATCHES_PER_ANSWER}),
- * so small batches a sender wrote faster than the backup reads share one answer, and an answer never waits for bytes
- * still on their way. An answer of
- * n covers the n oldest batches not answered yet; one due is written before any other reply on the connection.
+ * in order and answered with an empty {@link #REPLIED} once all are (the async sender's batch).
  * A length outside what the lane carries, a body that does not open or parse: {@link MalformedLaneFrame}, and
  * the connection is closed.
  */
 final class LaneFrames {
 
-    /** "SRL2": answers to batches carry their count since this magic (a build before it is refused at the hello). */
-    static final int MAGIC = 0x53524C32;
+    static final int MAGIC = 0x53524C31; // "SRL1"
     static final int HELLO_BYTES = 4 + 16 + 16;
     static final int REQUEST_HEADER = 8 + 4 + 1;
     static final byte REQUEST = 0;
@@ -53,10 +47,6 @@ final class LaneFrames {
      * request was not handled either (the client sends it over the channel).
      */
     static final byte NOT_HANDLED = 2;
-    /** The most batches one answer covers (the backup answers at least that often while frames keep coming). */
-    static final int MAX_BATCHES_PER_ANSWER = 64;
-    /** The payload of an answer: the count of batches it covers. */
-    static final int ANSWER_PAYLOAD = 4;
 
     /** A frame the lane refuses. */
     static final class MalformedLaneFrame extends Exception {
@@ -214,27 +204,6 @@ final class LaneFrames {
             return;
         }
         writeBody(out, ByteBuffer.allocate(1 + p.length).put(status).put(p).array());
-    }
-
-    /** Answers that the {@code batches} oldest unanswered {@link #ONE_WAYS} requests were handled. */
-    void writeAnswer(DataOutputStream out, int batches) throws IOException {
-        writeReply(out, REPLIED, ByteBuffer.allocate(ANSWER_PAYLOAD).putInt(batches).array());
-    }
-
-    /**
-     * How many batches {@code reply} (read with room for {@link #ANSWER_PAYLOAD}) answers as handled: 0 when it says
-     * they were not ({@link #NOT_HANDLED}).
-     */
-    static int answeredBatches(Reply reply) throws MalformedLaneFrame {
-        if (reply.status() == NOT_HANDLED && reply.payload().length == 0) {
-            return 0;
-        }
-        int batches = reply.status() == REPLIED && reply.payload().length == ANSWER_PAYLOAD
-                ? ByteBuffer.wrap(reply.payload()).getInt() : -1;
-        if (batches < 1 || batches > MAX_BATCHES_PER_ANSWER) {
-            throw new MalformedLaneFrame("not an answer to one-way batches");
-        }
-        return batches;
     }
 
     Reply readReply(DataInputStream in, int maxPayload) throws IOException, MalformedLaneFrame {

@@ -31,13 +31,12 @@ import javax.net.ssl.SSLServerSocket;
  * The backup's end of the data lane: accepts connections from members' {@link LaneClient}s and, on one
  * thread per connection, reads a request, waits until the channel messages its sender sent before it were
  * handled here ({@link HandledPositions}), hands it to the core and writes the core's reply (a batch of one-way
- * messages: hands each to the core in order, and answers once its read buffer does not hold the next frame whole,
- * one answer for the batches read together: {@link LaneFrames}). The async sender writes its batches one
+ * messages: hands each to the core in order, then answers that it did). The async sender writes its batches one
  * after the other without waiting ({@link OneWayPipe}); they are handled in the order written, and a batch that
  * cannot be handled in time is answered {@link LaneFrames#NOT_HANDLED} and the connection closed, so that none
  * written after it is handled before it (the sender sends them all over the channel). Batches already read when
  * the sender has gone (its answer cannot be written) are still handled. An update then costs one write and one
- * read on each side (its answer shared with the batches read with it), where over the channel it crosses a bundler thread on the sender and a reader and a pool
+ * read on each side, where over the channel it crosses a bundler thread on the sender and a reader and a pool
  * thread on the receiver, and every protocol of the stack.
  *
  * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections past their hello at once (more are closed); at most
@@ -157,8 +156,7 @@ final class LaneServer implements AutoCloseable {
         boolean counted = false;
         try (socket) {
             socket.setTcpNoDelay(true);
-            ReadBuffer buffer = new ReadBuffer(socket.getInputStream());
-            DataInputStream in = new DataInputStream(buffer);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 16 * 1024));
             Hello hello = frames.readHello(in);
             watched.heard();
@@ -179,11 +177,8 @@ final class LaneServer implements AutoCloseable {
                         + socket.getRemoteSocketAddress() + ": its hello names no member of this node's view, or not this node");
                 return;
             }
-            Answers answers = new Answers(out);
+            boolean answering = true;
             while (!closed) {
-                if (!buffer.holdsWholeFrame()) {
-                    answers.flush(); // before waiting for (the rest of) the next frame
-                }
                 Request request = frames.readRequest(in);
                 watched.heard();
                 Member member = membership.get().memberAt(sender);
@@ -192,12 +187,8 @@ final class LaneServer implements AutoCloseable {
                 }
                 List<byte[]> oneWays = request.kind() == LaneFrames.ONE_WAYS ? request.oneWays() : null;
                 int wait = Math.max(0, Math.min(request.waitMillis(), MAX_WAIT_MILLIS));
-                if (answers.due() && !handledPositions.await(sender, request.sentBefore(), 0)) {
-                    answers.flush(); // before waiting for the channel
-                }
                 if (!handledPositions.await(sender, request.sentBefore(), wait)) {
                     counters.countLaneNotHandled();
-                    answers.flush();
                     frames.writeReply(out, LaneFrames.NOT_HANDLED, null);
                     if (oneWays != null) {
                         return; // the frames written after it must not be handled before it: its sender resends them all
@@ -208,10 +199,9 @@ final class LaneServer implements AutoCloseable {
                     for (byte[] message : oneWays) {
                         handOver(member, message);
                     }
-                    answers.handled();
+                    answering = answering && answer(out);
                     continue;
                 }
-                answers.flush();
                 counters.received(request.payload().length);
                 byte[] reply;
                 try {
@@ -247,66 +237,15 @@ final class LaneServer implements AutoCloseable {
     }
 
     /**
-     * A connection's read buffer, which tells whether it holds the next frame whole (no system call: what the socket
-     * holds is not asked). A frame larger than the buffer is never held whole, so its batch before it is answered at once.
+     * Answers that a batch was handled; false when the answer cannot be written (its sender has gone, or closed the
+     * connection): the batches it wrote before are still handled, as they arrived before it went.
      */
-    private static final class ReadBuffer extends BufferedInputStream {
-        ReadBuffer(java.io.InputStream in) {
-            super(in, 16 * 1024);
-        }
-
-        /** Whether the buffer holds a frame's 4-byte length and as many bytes after it (plain and sealed frames alike). */
-        synchronized boolean holdsWholeFrame() {
-            int held = count - pos;
-            if (held < 4) {
-                return false;
-            }
-            int length = (buf[pos] & 0xff) << 24 | (buf[pos + 1] & 0xff) << 16 | (buf[pos + 2] & 0xff) << 8 | (buf[pos + 3] & 0xff);
-            return length >= 0 && held - 4 >= length;
-        }
-    }
-
-    /**
-     * The batches of one connection handled but not answered yet ({@link LaneFrames#MAX_BATCHES_PER_ANSWER} at most):
-     * one answer covers them all once the connection's read buffer is drained, before another reply, or before a
-     * wait for the channel.
-     */
-    private final class Answers {
-        private final DataOutputStream out;
-        private int handled;
-        private boolean writable = true;
-
-        Answers(DataOutputStream out) {
-            this.out = out;
-        }
-
-        boolean due() {
-            return handled > 0;
-        }
-
-        void handled() {
-            if (++handled == LaneFrames.MAX_BATCHES_PER_ANSWER) {
-                flush();
-            }
-        }
-
-        /**
-         * Answers the batches handled so far. An answer that cannot be written (the sender has gone, or closed the
-         * connection) is not tried again: the batches it wrote before are still handled, as they arrived before it went.
-         */
-        void flush() {
-            if (handled == 0) {
-                return;
-            }
-            int batches = handled;
-            handled = 0;
-            if (writable) {
-                try {
-                    frames.writeAnswer(out, batches);
-                } catch (IOException e) {
-                    writable = false;
-                }
-            }
+    private boolean answer(DataOutputStream out) {
+        try {
+            frames.writeReply(out, LaneFrames.REPLIED, null);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -12,8 +12,7 @@ import java.util.List;
 /**
  * The async sender's connection to one member's {@link LaneServer}: batches of one-way messages written as frames
  * one after the other, without waiting for the answer to the frame before (pipelined); a thread of its own reads
- * the answers. The member answers frames once it has handled their messages, in the order they were written (one
- * answer may cover several: {@link LaneFrames}); until
+ * the answers. The member answers a frame once it has handled its messages, in the order they were written; until
  * then the pipe keeps them, so that when it fails (the member answered that this node's channel messages had not
  * arrived there in time, the connection broke, or no answer came within the time-out) they go over the channel in
  * its place, in order ({@link #settle}). The writer is thus free as soon as its frame is in the socket, as it is
@@ -193,37 +192,31 @@ final class OneWayPipe<T> implements AutoCloseable {
     private void readAnswers() {
         try {
             while (true) {
-                int batches = LaneFrames.answeredBatches(frames.readReply(connection.in, LaneFrames.ANSWER_PAYLOAD));
-                if (batches == 0) {
+                Reply reply = frames.readReply(connection.in, 0); // an answer to one-way messages carries nothing
+                if (reply.status() != LaneFrames.REPLIED) {
                     fail("its lane answered that this node's channel messages had not been handled there within "
                             + LaneClient.ONE_WAYS_CHANNEL_WAIT_MILLIS + " ms", LaneClient.RETRY_AFTER_MILLIS);
                     return;
                 }
-                answered(batches);
+                answered();
             }
         } catch (IOException | MalformedLaneFrame e) {
             fail("the connection failed (" + e + ")", LaneClient.RETRY_AFTER_MILLIS);
         }
     }
 
-    /** The {@code batches} oldest frames were handled. */
-    private void answered(int batches) throws MalformedLaneFrame {
-        List<Frame<T>> done = new ArrayList<>(batches);
+    private void answered() throws MalformedLaneFrame {
+        Frame<T> frame;
         synchronized (this) {
-            if (batches > unanswered.size()) {
-                throw new MalformedLaneFrame("an answer to " + batches + " frames, " + unanswered.size() + " written");
+            frame = unanswered.pollFirst();
+            if (frame == null) {
+                throw new MalformedLaneFrame("an answer to no frame");
             }
-            for (int i = 0; i < batches; i++) {
-                Frame<T> frame = unanswered.pollFirst();
-                unansweredBytes -= frame.windowBytes();
-                done.add(frame);
-            }
+            unansweredBytes -= frame.windowBytes();
             notifyAll();
         }
-        for (Frame<T> frame : done) {
-            counters.laneExchanged();
-            frame.messages().forEach(m -> counters.sent(m.length));
-        }
+        counters.laneExchanged();
+        frame.messages().forEach(m -> counters.sent(m.length));
     }
 
     private void fail(String why, long pauseMillis) {

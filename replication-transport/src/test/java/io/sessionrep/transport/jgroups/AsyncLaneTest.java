@@ -9,8 +9,6 @@ import io.sessionrep.core.transport.ReplicationTransport.Outbound;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -23,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -232,116 +229,6 @@ class AsyncLaneTest {
         p.a().sendAll(List.of(new Outbound(TestNodes.other(p.a()), numbered(7, 100))));
         await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 1); // the lane keeps serving
         assertEquals(List.of(7), numbers(onB));
-    }
-
-    @Test
-    void batchesReadTogetherGetOneAnswerThatCoversThemAll() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
-        RecordingReceiver onB = heldOnFirstMessageUntil(release); // all three frames wait in b's read buffer meanwhile
-        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        try (Socket s = helloToB(p)) {
-            writeTogether(s, 0, 3, ChannelPosition.NONE);
-            Thread.sleep(100);
-            release.countDown();
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            assertEquals(3, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)), "one answer for three");
-
-            writeTogether(s, 3, 1, ChannelPosition.NONE); // a batch alone is answered alone
-            assertEquals(1, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)));
-        }
-        assertEquals(range(0, 4), numbers(onB));
-    }
-
-    @Test
-    void anAnswerDoesNotWaitForTheRestOfAFrameStillOnItsWay() throws Exception {
-        RecordingReceiver onB = new RecordingReceiver();
-        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        ByteArrayOutputStream next = new ByteArrayOutputStream();
-        PLAIN.writeOneWays(new DataOutputStream(next), ChannelPosition.NONE, 50, List.of(numbered(1, 16)),
-                LaneFrames.oneWaysLength(1, 16));
-        byte[] second = next.toByteArray();
-        try (Socket s = helloToB(p)) {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            PLAIN.writeOneWays(new DataOutputStream(bytes), ChannelPosition.NONE, 50, List.of(numbered(0, 16)),
-                    LaneFrames.oneWaysLength(1, 16));
-            bytes.write(second, 0, 10); // the next frame's length and a few of its bytes, in the same write
-            s.getOutputStream().write(bytes.toByteArray());
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            assertEquals(1, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)),
-                    "the first batch answered while the second is incomplete");
-
-            s.getOutputStream().write(second, 10, second.length - 10);
-            assertEquals(1, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)));
-        }
-        assertEquals(range(0, 2), numbers(onB));
-    }
-
-    @Test
-    void anAnswerCoversAtMostItsMaximumOfBatches() throws Exception {
-        RecordingReceiver onB = new RecordingReceiver();
-        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        int batches = LaneFrames.MAX_BATCHES_PER_ANSWER + 10;
-        try (Socket s = helloToB(p)) {
-            writeTogether(s, 0, batches, ChannelPosition.NONE);
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            int answered = 0;
-            while (answered < batches) {
-                int covered = LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD));
-                assertTrue(covered <= LaneFrames.MAX_BATCHES_PER_ANSWER, "an answer for " + covered);
-                answered += covered;
-            }
-            assertEquals(batches, answered, "every batch answered, none twice");
-        }
-        assertEquals(range(0, batches), numbers(onB));
-    }
-
-    @Test
-    void batchesHandledAreAnsweredBeforeTheOneThatWaitsForTheChannelInVain() throws Exception {
-        RecordingReceiver onB = new RecordingReceiver();
-        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        try (Socket s = helloToB(p)) {
-            writeTogether(s, 0, 2, ChannelPosition.NONE);
-            writeTogether(s, 2, 1, ChannelPosition.of(1, 1_000)); // after channel messages that never come
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            assertEquals(2, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)), "the two handled");
-            assertEquals(0, LaneFrames.answeredBatches(PLAIN.readReply(in, LaneFrames.ANSWER_PAYLOAD)), "the third not");
-            assertEquals(-1, in.read(), "and the connection closed after it");
-        }
-        assertEquals(range(0, 2), numbers(onB));
-    }
-
-    @Test
-    void anAnswerThatIsNotOneIsRefused() {
-        for (LaneFrames.Reply reply : List.of(new LaneFrames.Reply(LaneFrames.REPLIED, new byte[0]),
-                new LaneFrames.Reply(LaneFrames.REPLIED, ByteBuffer.allocate(4).putInt(0).array()),
-                new LaneFrames.Reply(LaneFrames.REPLIED, ByteBuffer.allocate(4).putInt(-1).array()),
-                new LaneFrames.Reply(LaneFrames.REPLIED, ByteBuffer.allocate(4).putInt(LaneFrames.MAX_BATCHES_PER_ANSWER + 1).array()),
-                new LaneFrames.Reply(LaneFrames.NO_REPLY, ByteBuffer.allocate(4).putInt(1).array()),
-                new LaneFrames.Reply(LaneFrames.NOT_HANDLED, new byte[1]))) {
-            assertThrows(LaneFrames.MalformedLaneFrame.class, () -> LaneFrames.answeredBatches(reply),
-                    "status " + reply.status() + ", " + reply.payload().length + " bytes");
-        }
-    }
-
-    private static final LaneFrames PLAIN = new LaneFrames(null);
-
-    /** A connection to b's lane, as a's, past its hello. */
-    private static Socket helloToB(TestNodes.Pair p) throws IOException {
-        Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort());
-        s.setSoTimeout(10_000);
-        PLAIN.writeHello(new DataOutputStream(s.getOutputStream()), LaneFrames.Hello.of(p.a().channel().getAddress(),
-                p.b().channel().getAddress()));
-        return s;
-    }
-
-    /** Batches of one message each, numbered from {@code first}, written to {@code s} in one write. */
-    private static void writeTogether(Socket s, int first, int batches, long sentBefore) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
-        for (int i = first; i < first + batches; i++) {
-            PLAIN.writeOneWays(out, sentBefore, 50, List.of(numbered(i, 16)), LaneFrames.oneWaysLength(1, 16));
-        }
-        s.getOutputStream().write(bytes.toByteArray());
     }
 
     /** A receiver that holds on message 0 (whichever path brought it) until {@code latch} opens; the rest pass. */

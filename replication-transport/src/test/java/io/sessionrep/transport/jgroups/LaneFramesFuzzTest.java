@@ -21,8 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@code cluster-key}: with it, bytes that do not open are refused before they are parsed). Any bytes, read as a
  * connection's stream, are frames up to a {@link MalformedLaneFrame} or the end of the stream, nothing else (no other
  * exception, no allocation beyond the lane's frame bound); every frame read writes back to bytes that read as the same
- * frame (the reader accepts nothing the writer cannot say); a reply read as an answer to batches counts what an answer
- * may, or is refused. Seeds: valid streams ({@code LaneFramesFuzzTestInputs/}).
+ * frame (the reader accepts nothing the writer cannot say). Seeds: valid streams ({@code LaneFramesFuzzTestInputs/}).
  * Long run: <pre>JAZZER_FUZZ=1 JAZZER_MAX_DURATION=30m mvn -B -pl replication-transport test -Dtest='LaneFramesFuzzTest#readAnyServerStream'</pre>
  */
 class LaneFramesFuzzTest {
@@ -61,22 +60,9 @@ class LaneFramesFuzzTest {
                 Reply again = PLAIN.readReply(streamOf(bytes), LaneFrames.MAX_PAYLOAD);
                 assertEquals(reply.status(), again.status());
                 assertArrayEquals(reply.payload(), again.payload());
-                assertAnswerOrRefused(reply);
             }
         } catch (EOFException | MalformedLaneFrame end) {
             // the stream ended, or the client would drop the connection here
-        }
-    }
-
-    /** Read as an answer to one-way batches, a reply counts 0 to {@link LaneFrames#MAX_BATCHES_PER_ANSWER} or is refused. */
-    private static void assertAnswerOrRefused(Reply reply) {
-        try {
-            int batches = LaneFrames.answeredBatches(reply);
-            if (batches < 0 || batches > LaneFrames.MAX_BATCHES_PER_ANSWER) {
-                throw new AssertionError("an answer for " + batches + " batches");
-            }
-        } catch (MalformedLaneFrame refused) {
-            // the pipe would fail here
         }
     }
 
