@@ -113,11 +113,11 @@ final class Catalog {
         String container = "Tomcat configurations as in the section \"Tomcat configurations\" above." + redisNote;
         List<Config> tomcats = new ArrayList<>();
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_ASYNC_CHANNEL,
-                TomcatSetup.OURS_SYNC, TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS, TomcatSetup.FLOOR_ASYNC,
-                TomcatSetup.FLOOR_SYNC))) {
+                TomcatSetup.OURS_ASYNC_KEY, TomcatSetup.OURS_ASYNC_TLS, TomcatSetup.OURS_SYNC, TomcatSetup.DELTA,
+                TomcatSetup.BACKUP, TomcatSetup.REDIS, TomcatSetup.FLOOR_ASYNC, TomcatSetup.FLOOR_SYNC))) {
             boolean asked = options.configs.contains(setup.id());
-            if ((!options.configs.isEmpty() || setup == TomcatSetup.OURS_ASYNC_CHANNEL) && !asked) {
-                continue; // (the baseline configurations come with their setup; the channel variant only when asked)
+            if ((!options.configs.isEmpty() || setup.onlyWhenAsked()) && !asked) {
+                continue; // (the baseline configurations come with their setup; the async variants only when asked)
             }
             tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
             if ((setup == TomcatSetup.OURS_ASYNC || setup == TomcatSetup.OURS_SYNC) && options.baselineJar != null) {

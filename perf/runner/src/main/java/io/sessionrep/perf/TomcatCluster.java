@@ -80,10 +80,11 @@ final class TomcatCluster implements Target {
             int[] http = Catalog.freePorts(size);
             int[] replication = Catalog.freePorts(size);
             Path home = layout.tomcatHome();
+            NodeSecrets secrets = setup.secured() ? NodeSecrets.make(work.resolve("secrets"), setup == TomcatSetup.OURS_ASYNC_TLS) : null;
             for (int i = 0; i < size; i++) {
                 String name = "node-" + (char) ('a' + i);
                 Path base = work.resolve(name);
-                prepareBase(layout, setup, oursJar, home, base, name, http[i], i, replication, war);
+                prepareBase(layout, setup, oursJar, home, base, name, http[i], i, replication, war, secrets);
                 List<String> command = new ArrayList<>();
                 command.add(JMeterDriver.javaExecutable());
                 command.addAll(JVM_ARGS);
@@ -139,10 +140,16 @@ final class TomcatCluster implements Target {
                     + " TcpPingInterceptor, TcpFailureDetector, MessageDispatchInterceptor, ReplicationValve, JvmRouteBinderValve,"
                     + " ClusterSessionListener) with static membership on 127.0.0.1 instead of multicast, manager "
                     + (setup == TomcatSetup.DELTA ? "DeltaManager (defaults: asynchronous sends)" : "BackupManager (defaults: synchronous acknowledgement)");
-            case OURS_ASYNC, OURS_SYNC, OURS_ASYNC_CHANNEL -> "docs/install-tomcat.md: sessionrep-tomcat.jar in `lib/`, the `<Manager>` of section 3"
+            case OURS_ASYNC, OURS_SYNC, OURS_ASYNC_CHANNEL, OURS_ASYNC_KEY, OURS_ASYNC_TLS -> "docs/install-tomcat.md:"
+                    + " sessionrep-tomcat.jar in `lib/`, the `<Manager>` of section 3"
                     + " (read from the document; ports replaced, peers = the other nodes"
                     + (setup == TomcatSetup.OURS_SYNC ? ", `replicationMode=\"sync\"`" : ", `replicationMode` left out: async")
-                    + (setup == TomcatSetup.OURS_ASYNC_CHANNEL ? ", `asyncLane=\"false\"` added" : "") + ")";
+                    + (setup == TomcatSetup.OURS_ASYNC_CHANNEL ? ", `asyncLane=\"false\"` added" : "")
+                    + (setup == TomcatSetup.OURS_ASYNC_KEY ? ", `clusterKey=\"file:...\"` added (32 random bytes, base64, made"
+                    + " for the run): every channel and lane frame sealed" : "")
+                    + (setup == TomcatSetup.OURS_ASYNC_TLS ? ", `tlsKeystore`, `tlsTruststore` and their passwords added (one"
+                    + " EC P-256 key pair made for the run with keytool, which every node presents and trusts): mutual TLS"
+                    + " on the channel and the lane" : "") + ")";
             case REDIS -> "Spring Session (spring-session-data-redis, Lettuce, no Spring Boot) in the WAR: ContextLoaderListener +"
                     + " `springSessionRepositoryFilter` (DelegatingFilterProxy), RedisSessionRepository with Spring Session's defaults;"
                     + " one local redis-server (no persistence)";
@@ -158,7 +165,7 @@ final class TomcatCluster implements Target {
     }
 
     private static void prepareBase(Layout layout, TomcatSetup setup, Path oursJar, Path home, Path base, String name, int httpPort,
-                                    int index, int[] replication, Path war) throws IOException {
+                                    int index, int[] replication, Path war, NodeSecrets secrets) throws IOException {
         for (String dir : List.of("lib", "logs", "temp", "webapps", "work", "conf/Catalina/localhost")) {
             Files.createDirectories(base.resolve(dir));
         }
@@ -182,7 +189,7 @@ final class TomcatCluster implements Target {
         if (setup.ours()) {
             Files.copy(oursJar, base.resolve("lib").resolve("sessionrep-tomcat.jar"));
             Files.writeString(base.resolve("conf/Catalina/localhost/session-test.xml"),
-                    oursContext(layout, setup, index, replication));
+                    oursContext(layout, setup, index, replication, secrets));
         }
         Files.copy(war, base.resolve("webapps/session-test.war"));
     }
@@ -193,6 +200,12 @@ final class TomcatCluster implements Target {
      * {@code replicationMode="sync"} line left out as the document says.
      */
     static String oursContext(Layout layout, TomcatSetup setup, int index, int[] replication) throws IOException {
+        return oursContext(layout, setup, index, replication, null);
+    }
+
+    /** The same, with {@code secrets}' attributes added for a {@link TomcatSetup#secured()} setup. */
+    static String oursContext(Layout layout, TomcatSetup setup, int index, int[] replication, NodeSecrets secrets)
+            throws IOException {
         String doc = Files.readString(layout.tomcatInstallDoc());
         String marker = "the context of node-a -->";
         int at = doc.indexOf(marker);
@@ -215,6 +228,13 @@ final class TomcatCluster implements Target {
         if (setup == TomcatSetup.OURS_ASYNC_CHANNEL) {
             context = context.replaceFirst("(className=\"io\\.sessionrep\\.tomcat\\.ReplicatedSessionManager\")",
                     "$1 asyncLane=\"false\"");
+        }
+        if (setup.secured()) {
+            if (secrets == null) {
+                throw new IllegalArgumentException(setup.id() + " needs its cluster's secrets");
+            }
+            context = context.replaceFirst("(className=\"io\\.sessionrep\\.tomcat\\.ReplicatedSessionManager\")",
+                    "$1 " + java.util.regex.Matcher.quoteReplacement(secrets.managerAttributes()));
         }
         if (!context.contains("ReplicatedSessionManager") || context.contains("7800") || context.contains("7801")
                 || (setup == TomcatSetup.OURS_SYNC) != context.contains("replicationMode=\"sync\"")) {

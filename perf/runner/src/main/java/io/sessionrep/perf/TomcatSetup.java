@@ -22,6 +22,10 @@ public enum TomcatSetup {
      */
     OURS_ASYNC_CHANNEL("tc-ours-async-channel", "sessionrep async over the channel (asyncLane=false), write-quota 1 (Tomcat)",
             true, "JSESSIONID"),
+    /** Ours async with {@code clusterKey} (every frame sealed; only run when asked for by {@code --configs}). */
+    OURS_ASYNC_KEY("tc-ours-async-key", "sessionrep async with clusterKey, write-quota 1 (Tomcat)", true, "JSESSIONID"),
+    /** Ours async with mutual TLS ({@code tlsKeystore}, {@code tlsTruststore}; only run when asked for by {@code --configs}). */
+    OURS_ASYNC_TLS("tc-ours-async-tls", "sessionrep async with mutual TLS, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /** Ours with {@code replicationMode="sync"}. */
     OURS_SYNC("tc-ours-sync", "sessionrep sync, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /** Spring Session with Redis (Lettuce) as a filter in the WAR, one local {@code redis-server}. */
@@ -72,7 +76,17 @@ public enum TomcatSetup {
     }
 
     boolean ours() {
-        return this == OURS_ASYNC || this == OURS_SYNC || this == OURS_ASYNC_CHANNEL;
+        return this == OURS_ASYNC || this == OURS_SYNC || this == OURS_ASYNC_CHANNEL || secured();
+    }
+
+    /** Ours with a cluster key or TLS: {@link NodeSecrets} made for the cluster. */
+    boolean secured() {
+        return this == OURS_ASYNC_KEY || this == OURS_ASYNC_TLS;
+    }
+
+    /** Run only when {@code --configs} names it (variants of ours async measured for one question). */
+    boolean onlyWhenAsked() {
+        return this == OURS_ASYNC_CHANNEL || secured();
     }
 
     /** perf-floor's filter in the WAR ({@link Wars#floor}). */

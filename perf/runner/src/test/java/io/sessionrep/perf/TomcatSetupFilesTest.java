@@ -1,6 +1,7 @@
 package io.sessionrep.perf;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.zip.ZipOutputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What the runner writes into a Tomcat configuration: the WARs, our documented Manager, the cluster. */
@@ -92,6 +94,25 @@ class TomcatSetupFilesTest {
         String channel = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_CHANNEL, 0, ports);
         assertTrue(channel.contains("ReplicatedSessionManager\" asyncLane=\"false\""), channel);
         assertFalse(channel.contains("replicationMode"), channel);
+    }
+
+    @Test
+    void theSecuredVariantsAddTheirClusterKeyOrTlsStoresToTheDocumentedManager(@TempDir Path dir) throws Exception {
+        Layout layout = Layout.find();
+        int[] ports = {41001, 41002};
+        NodeSecrets key = NodeSecrets.make(dir.resolve("key"), false);
+        assertTrue(Files.readString(key.clusterKey()).length() >= 16, "a cluster key of 16 characters or more");
+        String keyed = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_KEY, 0, ports, key);
+        assertTrue(keyed.contains("ReplicatedSessionManager\" clusterKey=\"file:" + key.clusterKey() + "\""), keyed);
+        assertFalse(keyed.contains("replicationMode") || keyed.contains("tls"), keyed);
+
+        NodeSecrets tls = NodeSecrets.make(dir.resolve("tls"), true);
+        assertTrue(Files.size(tls.keystore()) > 0 && Files.size(tls.truststore()) > 0, "keytool made both stores");
+        String secured = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_TLS, 1, ports, tls);
+        assertTrue(secured.contains("tlsKeystore=\"" + tls.keystore() + "\""), secured);
+        assertTrue(secured.contains("tlsTruststore=\"" + tls.truststore() + "\""), secured);
+        assertTrue(secured.contains("tlsKeystorePassword=\"" + NodeSecrets.PASSWORD + "\""), secured);
+        assertThrows(IllegalArgumentException.class, () -> TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_TLS, 0, ports));
     }
 
     @Test
