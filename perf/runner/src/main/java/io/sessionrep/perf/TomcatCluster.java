@@ -226,21 +226,25 @@ final class TomcatCluster implements Target {
             context = context.replaceFirst("\\s*replicationMode=\"sync\"", "");
         }
         if (setup == TomcatSetup.OURS_ASYNC_CHANNEL) {
-            context = context.replaceFirst("(className=\"io\\.sessionrep\\.tomcat\\.ReplicatedSessionManager\")",
-                    "$1 asyncLane=\"false\"");
+            context = withAttributes(context, "asyncLane=\"false\"");
         }
         if (setup.secured()) {
             if (secrets == null) {
                 throw new IllegalArgumentException(setup.id() + " needs its cluster's secrets");
             }
-            context = context.replaceFirst("(className=\"io\\.sessionrep\\.tomcat\\.ReplicatedSessionManager\")",
-                    "$1 " + java.util.regex.Matcher.quoteReplacement(secrets.managerAttributes()));
+            context = withAttributes(context, secrets.managerAttributes());
         }
         if (!context.contains("ReplicatedSessionManager") || context.contains("7800") || context.contains("7801")
                 || (setup == TomcatSetup.OURS_SYNC) != context.contains("replicationMode=\"sync\"")) {
             throw new IllegalStateException("docs/install-tomcat.md's Manager block changed: cannot adapt it:\n" + block);
         }
         return context;
+    }
+
+    /** The {@code <Manager>} of {@code context} with {@code attributes} added right after its class name. */
+    private static String withAttributes(String context, String attributes) {
+        return context.replaceFirst("(className=\"io\\.sessionrep\\.tomcat\\.ReplicatedSessionManager\")",
+                "$1 " + java.util.regex.Matcher.quoteReplacement(attributes));
     }
 
     /** Tomcat's documented default cluster, with static membership on 127.0.0.1 (no multicast here). */
