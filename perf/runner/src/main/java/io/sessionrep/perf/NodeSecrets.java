@@ -1,5 +1,7 @@
 package io.sessionrep.perf;
 
+import io.sessionrep.testservlet.NetworkCommands;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,7 +9,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What ours' secured configurations need, made once per cluster in its work directory as an operator would: a
@@ -19,7 +20,7 @@ record NodeSecrets(Path clusterKey, Path keystore, Path truststore) {
 
     static final String PASSWORD = "perf-store-password";
 
-    static NodeSecrets make(Path dir, boolean tls) throws IOException, InterruptedException {
+    static NodeSecrets make(Path dir, boolean tls) throws IOException {
         Files.createDirectories(dir);
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
@@ -48,18 +49,11 @@ record NodeSecrets(Path clusterKey, Path keystore, Path truststore) {
                 + "\" tlsTruststorePassword=\"" + PASSWORD + "\"";
     }
 
-    private static void keytool(String... args) throws IOException, InterruptedException {
+    /** keytool of the JDK running the runner; fails with its output if it fails. */
+    private static void keytool(String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IOException("keytool did not finish: " + command);
-        }
-        String output = new String(process.getInputStream().readAllBytes());
-        if (process.exitValue() != 0) {
-            throw new IOException("keytool failed (" + process.exitValue() + "): " + command + "\n" + output);
-        }
+        NetworkCommands.run(true, command.toArray(String[]::new));
     }
 }

@@ -123,15 +123,9 @@ final class Options {
             } else if (arg.startsWith("--clients=")) {
                 o.clients = positive("clients", value);
             } else if (arg.startsWith("--baseline-jar=")) {
-                if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(value))) {
-                    throw new IllegalArgumentException("--baseline-jar: '" + value + "' is not a file; expected a sessionrep-tomcat.jar");
-                }
-                o.baselineJar = value;
+                o.baselineJar = existingFile("baseline-jar", value, "a sessionrep-tomcat.jar");
             } else if (arg.startsWith("--baseline-node-jar=")) {
-                if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(value))) {
-                    throw new IllegalArgumentException("--baseline-node-jar: '" + value + "' is not a file; expected a sessionrep-node.jar");
-                }
-                o.baselineNodeJar = value;
+                o.baselineNodeJar = existingFile("baseline-node-jar", value, "a sessionrep-node.jar");
             } else if (arg.startsWith("--settle=")) {
                 o.settleSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--run=")) {
@@ -234,6 +228,13 @@ final class Options {
             throw new IllegalArgumentException("--" + name + ": " + value + " is not allowed; expected 1 or more");
         }
         return n;
+    }
+
+    private static String existingFile(String name, String value, String expected) {
+        if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(value))) {
+            throw new IllegalArgumentException("--" + name + ": '" + value + "' is not a file; expected " + expected);
+        }
+        return value;
     }
 
     static String usage() {
