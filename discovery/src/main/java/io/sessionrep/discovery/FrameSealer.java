@@ -50,6 +50,12 @@ final class FrameSealer {
     static final int OVERHEAD = HEADER_BYTES + TAG_BITS / 8;
     private static final String CIPHER = "AES/GCM/NoPadding";
     private static final byte[] KEY_LABEL = "sessionrep frame key v1".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * One AES-GCM cipher per thread, initialized again for every frame: looking a cipher up in the providers for each
+     * frame cost as much as sealing a frame of a few KiB. A JDK class only, so a container's threads keep nothing
+     * of a web application's.
+     */
+    private static final ThreadLocal<Cipher> CIPHERS = ThreadLocal.withInitial(FrameSealer::newCipher);
 
     /** Why {@link #open} refused a frame. */
     enum Refusal {
@@ -107,7 +113,7 @@ final class FrameSealer {
         byte[] frame = new byte[HEADER_BYTES + length + TAG_BITS / 8];
         ByteBuffer.wrap(frame).put(VERSION).put(instance).putLong(n).putLong(clock.millis());
         try {
-            Cipher cipher = Cipher.getInstance(CIPHER);
+            Cipher cipher = CIPHERS.get();
             cipher.init(Cipher.ENCRYPT_MODE, sealingKey, new GCMParameterSpec(TAG_BITS, nonce(n)));
             cipher.updateAAD(frame, 0, HEADER_BYTES);
             cipher.doFinal(plain, offset, length, frame, HEADER_BYTES);
@@ -142,7 +148,7 @@ final class FrameSealer {
         SecretKey key = known != null ? known.key : instanceKey(sender.bytes());
         byte[] plain;
         try {
-            Cipher cipher = Cipher.getInstance(CIPHER);
+            Cipher cipher = CIPHERS.get();
             cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, nonce(n)));
             cipher.updateAAD(frame, offset, HEADER_BYTES);
             plain = cipher.doFinal(frame, offset + HEADER_BYTES, length - HEADER_BYTES);
@@ -187,6 +193,14 @@ final class FrameSealer {
             return new SecretKeySpec(mac.doFinal(instanceId), "AES");
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot derive a frame key with HMAC-SHA256: " + e, e);
+        }
+    }
+
+    private static Cipher newCipher() {
+        try {
+            return Cipher.getInstance(CIPHER);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JDK has no " + CIPHER + ": " + e, e);
         }
     }
 

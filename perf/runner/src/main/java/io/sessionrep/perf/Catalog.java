@@ -120,11 +120,10 @@ final class Catalog {
                 continue; // (the baseline configurations come with their setup; the async variants only when asked)
             }
             tomcats.add(new Config(setup.id(), setup.label(), logDir -> startTomcat(setup, 2, logDir)));
-            if ((setup == TomcatSetup.OURS_ASYNC || setup == TomcatSetup.OURS_SYNC) && options.baselineJar != null) {
+            if (setup.ours() && options.baselineJar != null) {
                 Path baseline = Path.of(options.baselineJar).toAbsolutePath();
-                boolean async = setup == TomcatSetup.OURS_ASYNC;
-                tomcats.add(new Config(async ? BASELINE : SYNC_BASELINE, "sessionrep " + (async ? "async" : "sync")
-                        + ", baseline jar (" + baseline.getFileName() + ")", logDir -> startTomcat(setup, baseline, 2, logDir)));
+                tomcats.add(new Config(baselineOf(setup), setup.label().replace(" (Tomcat)", "") + ", baseline jar ("
+                        + baseline.getFileName() + ")", logDir -> startTomcat(setup, baseline, 2, logDir)));
             }
         }
         list.add(new Scenario("6", "The same container: ours and its peers in Tomcat 11",
@@ -132,7 +131,7 @@ final class Catalog {
                         + " (2 nodes)",
                 tomcats, statePoints(), "state", container + " The JMeter plan as in scenarios 1-5, threads spread over both nodes"
                 + " (sticky: each thread stays on its node)." + (options.baselineJar == null ? ""
-                : " `" + BASELINE + "` (and `" + SYNC_BASELINE + "` when sync runs): ours with the jar given by --baseline-jar ("
+                : " `<id>-baseline` (e.g. `" + BASELINE + "`), right after each of ours' configurations: the same with the jar given by --baseline-jar ("
                 + options.baselineJar + "), e.g. the build before a change, measured A/B against this build's."), null));
         PeerScenarios peers = new PeerScenarios(this, options);
         list.add(new Scenario("7", "Memory", "heap after a full GC with " + options.sessions + " sessions of 2 x 5 KiB, primary and backup",
@@ -294,9 +293,12 @@ final class Catalog {
     // ------------------------------------------------------------------ Tomcat configurations
 
     /** Scenario 6's configuration of ours (async) with --baseline-jar: the sticky A/B of two builds. */
-    static final String BASELINE = "tc-ours-async-baseline";
-    /** The same for ours (sync), when {@code tc-ours-sync} runs. */
-    static final String SYNC_BASELINE = "tc-ours-sync-baseline";
+    static final String BASELINE = baselineOf(TomcatSetup.OURS_ASYNC);
+
+    /** The id of {@code setup} (one of ours) run with the --baseline-jar's jar, e.g. {@code tc-ours-sync-baseline}. */
+    static String baselineOf(TomcatSetup setup) {
+        return setup.id() + "-baseline";
+    }
 
     private Path distributableWar;
     private Path springSessionWar;

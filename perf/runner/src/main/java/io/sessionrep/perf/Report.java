@@ -208,11 +208,12 @@ final class Report {
         v.add(ratio(s6, "tc-ours-sync", TomcatSetup.FLOOR_SYNC.id(), Stats::throughput, Double.NaN, false,
                 "Tomcat: sync throughput against the floor's sync", NO_GOAL));
         if (options.baselineJar != null) {
-            v.add(ratio(s6, "tc-ours-async", Catalog.BASELINE, Stats::throughput, 0.95, false,
-                    "Tomcat, sticky: async throughput vs the baseline jar", ">= 0.95x the baseline (within noise: compare the rounds)"));
-            if (s6 != null && s6.cells.containsKey(Catalog.SYNC_BASELINE)) { // only when sync ran too
-                v.add(ratio(s6, "tc-ours-sync", Catalog.SYNC_BASELINE, Stats::throughput, 0.95, false,
-                        "Tomcat, sticky: sync throughput vs the baseline jar", ">= 0.95x the baseline (within noise: compare the rounds)"));
+            for (TomcatSetup setup : TomcatSetup.values()) {
+                if (setup.ours() && s6 != null && s6.cells.containsKey(Catalog.baselineOf(setup))) { // those that ran
+                    v.add(ratio(s6, setup.id(), Catalog.baselineOf(setup), Stats::throughput, 0.95, false,
+                            "Tomcat, sticky: " + setup.id() + " throughput vs the baseline jar",
+                            ">= 0.95x the baseline (within noise: compare the rounds)"));
+                }
             }
         }
         for (Measurements m : results) {

@@ -56,6 +56,17 @@ class OptionsTest {
     }
 
     @Test
+    void aBaselineJarRepeatsEachOfOursTomcatConfigurationsRightAfterIt(@TempDir Path dir) throws Exception {
+        Path jar = Files.createFile(dir.resolve("sessionrep-tomcat.jar"));
+        Catalog catalog = new Catalog(Options.parse("--scenarios=6", "--configs=tc-off,tc-ours-async,tc-ours-async-key",
+                "--baseline-jar=" + jar), null);
+        List<String> ids = catalog.all().stream().filter(s -> s.id().equals("6")).findFirst().orElseThrow()
+                .configs().stream().map(Scenario.Config::id).toList();
+        assertEquals(List.of("tc-off", "tc-ours-async", "tc-ours-async-baseline", "tc-ours-async-key",
+                "tc-ours-async-key-baseline"), ids, "StandardManager has no baseline; each of ours is followed by its own");
+    }
+
+    @Test
     void aBaselineNodeJarRepeatsOursJettyConfigurationsRightAfterThem(@TempDir Path dir) throws Exception {
         Path jar = Files.createFile(dir.resolve("sessionrep-node.jar"));
         Catalog catalog = new Catalog(Options.parse("--scenarios=1,3", "--configs=wq1,floor-wq1,off",

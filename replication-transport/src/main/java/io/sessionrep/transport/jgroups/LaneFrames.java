@@ -4,6 +4,7 @@ import io.sessionrep.discovery.SealedBytes;
 import org.jgroups.Address;
 import org.jgroups.util.UUID;
 
+import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -68,32 +69,11 @@ final class LaneFrames {
         }
     }
 
-    record Request(long sentBefore, int waitMillis, byte kind, byte[] payload) {
-        /** The messages of a {@link #ONE_WAYS} request, in order. */
-        List<byte[]> oneWays() throws MalformedLaneFrame {
-            ByteBuffer b = ByteBuffer.wrap(payload);
-            if (b.remaining() < 4) {
-                throw new MalformedLaneFrame("one-way batch of " + payload.length + " bytes");
-            }
-            int count = b.getInt();
-            if (count < 0 || count > b.remaining() / 4) {
-                throw new MalformedLaneFrame("one-way batch claims " + count + " messages in " + payload.length + " bytes");
-            }
-            List<byte[]> messages = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                int length = b.remaining() >= 4 ? b.getInt() : -1;
-                if (length < 0 || length > b.remaining()) {
-                    throw new MalformedLaneFrame("one-way message " + i + " of " + length + " bytes, " + b.remaining() + " left");
-                }
-                byte[] message = new byte[length];
-                b.get(message);
-                messages.add(message);
-            }
-            if (b.hasRemaining()) {
-                throw new MalformedLaneFrame(b.remaining() + " bytes after the last one-way message");
-            }
-            return messages;
-        }
+    /**
+     * A request: of kind {@link #REQUEST} its {@code payload} (and {@code oneWays} null); of kind {@link #ONE_WAYS} the
+     * messages of its batch, in order, each read straight into an array of its own ({@code payload} null).
+     */
+    record Request(long sentBefore, int waitMillis, byte kind, byte[] payload, List<byte[]> oneWays) {
     }
 
     /** The payload size of a {@link #ONE_WAYS} request carrying messages of these sizes in all. */
@@ -168,23 +148,59 @@ final class LaneFrames {
             if (length < REQUEST_HEADER) {
                 throw new MalformedLaneFrame("request of " + length + " bytes");
             }
-            long sentBefore = in.readLong();
-            int wait = in.readInt();
-            byte kind = kind(in.readByte());
-            byte[] payload = new byte[length - REQUEST_HEADER];
-            in.readFully(payload);
-            return new Request(sentBefore, wait, kind, payload);
+            return readRequestBody(in, length);
         }
-        ByteBuffer b = ByteBuffer.wrap(readBody(in, REQUEST_HEADER + MAX_PAYLOAD));
-        if (b.remaining() < REQUEST_HEADER) {
-            throw new MalformedLaneFrame("request of " + b.remaining() + " bytes");
+        byte[] body = readBody(in, REQUEST_HEADER + MAX_PAYLOAD);
+        if (body.length < REQUEST_HEADER) {
+            throw new MalformedLaneFrame("request of " + body.length + " bytes");
         }
-        long sentBefore = b.getLong();
-        int wait = b.getInt();
-        byte kind = kind(b.get());
-        byte[] payload = new byte[b.remaining()];
-        b.get(payload);
-        return new Request(sentBefore, wait, kind, payload);
+        return readRequestBody(new DataInputStream(new ByteArrayInputStream(body)), body.length);
+    }
+
+    /** A request's {@code length} bytes after its length, from {@code in}: plain off the socket, or as opened. */
+    private static Request readRequestBody(DataInputStream in, int length) throws IOException, MalformedLaneFrame {
+        long sentBefore = in.readLong();
+        int wait = in.readInt();
+        byte kind = kind(in.readByte());
+        int payloadLength = length - REQUEST_HEADER;
+        if (kind == ONE_WAYS) {
+            return new Request(sentBefore, wait, kind, null, readOneWays(in, payloadLength));
+        }
+        byte[] payload = new byte[payloadLength];
+        in.readFully(payload);
+        return new Request(sentBefore, wait, kind, payload, null);
+    }
+
+    /**
+     * The messages of a {@link #ONE_WAYS} payload of {@code payloadLength} bytes, each read into an array of its own
+     * (no copy of the whole payload first); a count or a length that the payload cannot hold is refused before
+     * anything is allocated for it.
+     */
+    private static List<byte[]> readOneWays(DataInputStream in, int payloadLength) throws IOException, MalformedLaneFrame {
+        if (payloadLength < 4) {
+            throw new MalformedLaneFrame("one-way batch of " + payloadLength + " bytes");
+        }
+        int count = in.readInt();
+        int left = payloadLength - 4;
+        if (count < 0 || count > left / 4) {
+            throw new MalformedLaneFrame("one-way batch claims " + count + " messages in " + payloadLength + " bytes");
+        }
+        List<byte[]> messages = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int length = left >= 4 ? in.readInt() : -1;
+            left -= 4;
+            if (length < 0 || length > left) {
+                throw new MalformedLaneFrame("one-way message " + i + " of " + length + " bytes, " + Math.max(0, left) + " left");
+            }
+            byte[] message = new byte[length];
+            in.readFully(message);
+            left -= length;
+            messages.add(message);
+        }
+        if (left > 0) {
+            throw new MalformedLaneFrame(left + " bytes after the last one-way message");
+        }
+        return messages;
     }
 
     private static byte kind(byte kind) throws MalformedLaneFrame {

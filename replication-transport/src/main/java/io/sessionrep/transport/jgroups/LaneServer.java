@@ -185,7 +185,7 @@ final class LaneServer implements AutoCloseable {
                 if (member == null) {
                     return; // left the view: its requests are refused (it gets no reply and times out or falls back)
                 }
-                List<byte[]> oneWays = request.kind() == LaneFrames.ONE_WAYS ? request.oneWays() : null;
+                List<byte[]> oneWays = request.oneWays(); // null: a request, not a batch
                 int wait = Math.max(0, Math.min(request.waitMillis(), MAX_WAIT_MILLIS));
                 if (!handledPositions.await(sender, request.sentBefore(), wait)) {
                     counters.countLaneNotHandled();

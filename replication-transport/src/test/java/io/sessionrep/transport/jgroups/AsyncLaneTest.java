@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,17 +39,22 @@ class AsyncLaneTest {
         nodes.close();
     }
 
-    private ReplicationConfig asyncNode(String name, int port, int peerPort) {
-        return ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
+    private ReplicationConfig asyncNode(String name, int port, int peerPort, UnaryOperator<ReplicationConfig.Builder> more) {
+        return more.apply(ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
                 .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
                 .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(ReplicationMode.ASYNC).asyncLane(true).build();
+                .replicationMode(ReplicationMode.ASYNC).asyncLane(true)).build();
     }
 
     private TestNodes.Pair asyncPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
+        return asyncPair(onA, onB, b -> b);
+    }
+
+    private TestNodes.Pair asyncPair(RecordingReceiver onA, RecordingReceiver onB, UnaryOperator<ReplicationConfig.Builder> more)
+            throws IOException {
         int[] ports = TestNodes.freePorts(2);
-        JGroupsTransport a = nodes.start(asyncNode("a", ports[0], ports[1]), onA);
-        JGroupsTransport b = nodes.start(asyncNode("b", ports[1], ports[0]), onB);
+        JGroupsTransport a = nodes.start(asyncNode("a", ports[0], ports[1], more), onA);
+        JGroupsTransport b = nodes.start(asyncNode("b", ports[1], ports[0], more), onB);
         await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
         return new TestNodes.Pair(a, b);
     }
@@ -92,6 +98,32 @@ class AsyncLaneTest {
         assertEquals(range(0, 10), numbers(onB), "in order, the large one and the rest after it over the channel");
         await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 2); // 0-2, 3-4
         assertEquals(0, p.a().counters().lanePauses());
+    }
+
+    @Test
+    void withAClusterKeyBatchesTakeTheSealedLaneAndArriveWholeAndInOrder() throws Exception {
+        RecordingReceiver onB = new RecordingReceiver();
+        TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB, b -> b.clusterKey("a cluster key of 16+ chars"));
+        Member b = TestNodes.other(p.a());
+        int room = p.a().laneRoom();
+        List<Outbound> batch = new ArrayList<>();
+        for (int i = 0; i < 9; i++) { // three to a frame, each message's bytes its own
+            byte[] m = numbered(i, room / 3 - 16 - i);
+            m[m.length - 1] = (byte) i;
+            batch.add(new Outbound(b, m));
+        }
+
+        p.a().sendAll(batch);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 9);
+        assertEquals(range(0, 9), numbers(onB), "in order");
+        for (int i = 0; i < 9; i++) {
+            byte[] got = onB.messages.get(i).message();
+            assertEquals(room / 3 - 16 - i, got.length, "message " + i + " whole");
+            assertEquals((byte) i, got[got.length - 1], "message " + i + " ends with its own bytes");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 3); // sealed frames, not the channel
+        assertEquals(0, p.b().counters().laneRefused());
     }
 
     @Test

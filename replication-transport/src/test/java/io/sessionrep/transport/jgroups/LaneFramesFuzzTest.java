@@ -88,15 +88,10 @@ class LaneFramesFuzzTest {
         assertEquals(request.sentBefore(), again.sentBefore());
         assertEquals(request.waitMillis(), again.waitMillis());
         assertEquals(LaneFrames.ONE_WAYS, again.kind());
-        assertArrayEquals(request.payload(), again.payload());
-        try {
-            List<byte[]> messagesAgain = again.oneWays();
-            assertEquals(messages.size(), messagesAgain.size());
-            for (int i = 0; i < messages.size(); i++) {
-                assertArrayEquals(messages.get(i), messagesAgain.get(i));
-            }
-        } catch (MalformedLaneFrame e) {
-            throw new AssertionError("a batch written from parsed messages does not parse: " + e.getMessage(), e);
+        List<byte[]> messagesAgain = again.oneWays();
+        assertEquals(messages.size(), messagesAgain.size());
+        for (int i = 0; i < messages.size(); i++) {
+            assertArrayEquals(messages.get(i), messagesAgain.get(i));
         }
     }
 
