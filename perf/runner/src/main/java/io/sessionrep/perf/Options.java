@@ -44,8 +44,9 @@ import java.util.Set;
  * --cc-nodes=N            scenario 9: nodes (default 2; 2 or 3)
  * --settle=SECONDS        before each scenario, wait at most this long for the 1-minute load average to fall
  *                         to 1.0 (default 300 full, 60 quick, 0 smoke; it stops waiting as soon as the load is below 1)
- * --baseline-jar=PATH     scenario 6: also each of ours that runs (async, sync, a secured variant) with this sessionrep-tomcat.jar (e.g. built
- *                         from the commit before a change), A/B against this build's: sticky throughput before and after;
+ * --baseline-jar=PATH     scenario 6: also each of ours that runs (async, sync, a secured variant) with this
+ *                         sessionrep-tomcat.jar (e.g. built from the commit before a change), id {@code <id>-baseline},
+ *                         A/B against this build's: sticky throughput before and after;
  *                         scenario 9: also ours async (Tomcat) with it, under the same concurrent clients
  * --baseline-node-jar=PATH scenarios 1-3: also each of ours' Jetty configurations on nodes of this sessionrep-node.jar
  *                         (test-servlet's, e.g. built from the commit before a change), id {@code <id>-baseline}, right

@@ -197,13 +197,9 @@ final class TomcatCluster implements Target {
     /**
      * The {@code <Context>} of node-a from docs/install-tomcat.md section 3 (the block TomcatDistributionIT
      * also reads), with this node's replication port, every other node as a peer and, for async, the
-     * {@code replicationMode="sync"} line left out as the document says.
+     * {@code replicationMode="sync"} line left out as the document says; a {@link TomcatSetup#secured()} setup adds
+     * {@code secrets}' attributes (null for the others).
      */
-    static String oursContext(Layout layout, TomcatSetup setup, int index, int[] replication) throws IOException {
-        return oursContext(layout, setup, index, replication, null);
-    }
-
-    /** The same, with {@code secrets}' attributes added for a {@link TomcatSetup#secured()} setup. */
     static String oursContext(Layout layout, TomcatSetup setup, int index, int[] replication, NodeSecrets secrets)
             throws IOException {
         String doc = Files.readString(layout.tomcatInstallDoc());

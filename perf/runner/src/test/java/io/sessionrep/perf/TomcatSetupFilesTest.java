@@ -81,17 +81,17 @@ class TomcatSetupFilesTest {
     void ourManagerIsTheDocumentedOneWithThisNodesPortsAndMode() throws Exception {
         Layout layout = Layout.find();
         int[] ports = {41001, 41002, 41003};
-        String async = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC, 1, ports);
+        String async = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC, 1, ports, null);
         assertTrue(async.contains("className=\"io.sessionrep.tomcat.ReplicatedSessionManager\""), async);
         assertTrue(async.contains("bindPort=\"41002\""), async);
         assertTrue(async.contains("peers=\"127.0.0.1:41001,127.0.0.1:41003\""), async);
         assertFalse(async.contains("replicationMode"), async);
         assertTrue(async.trim().endsWith("</Context>"), async);
-        String sync = TomcatCluster.oursContext(layout, TomcatSetup.OURS_SYNC, 0, ports);
+        String sync = TomcatCluster.oursContext(layout, TomcatSetup.OURS_SYNC, 0, ports, null);
         assertTrue(sync.contains("replicationMode=\"sync\""), sync);
         assertFalse(sync.contains("asyncLane"), sync);
         assertFalse(async.contains("asyncLane"), "the lane is the default: " + async);
-        String channel = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_CHANNEL, 0, ports);
+        String channel = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_CHANNEL, 0, ports, null);
         assertTrue(channel.contains("ReplicatedSessionManager\" asyncLane=\"false\""), channel);
         assertFalse(channel.contains("replicationMode"), channel);
     }
@@ -112,7 +112,7 @@ class TomcatSetupFilesTest {
         assertTrue(secured.contains("tlsKeystore=\"" + tls.keystore() + "\""), secured);
         assertTrue(secured.contains("tlsTruststore=\"" + tls.truststore() + "\""), secured);
         assertTrue(secured.contains("tlsKeystorePassword=\"" + NodeSecrets.PASSWORD + "\""), secured);
-        assertThrows(IllegalArgumentException.class, () -> TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_TLS, 0, ports));
+        assertThrows(IllegalArgumentException.class, () -> TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_TLS, 0, ports, null));
     }
 
     @Test

@@ -144,21 +144,17 @@ final class LaneFrames {
 
     Request readRequest(DataInputStream in) throws IOException, MalformedLaneFrame {
         if (sealer == null) {
-            int length = readLength(in, REQUEST_HEADER + MAX_PAYLOAD);
-            if (length < REQUEST_HEADER) {
-                throw new MalformedLaneFrame("request of " + length + " bytes");
-            }
-            return readRequestBody(in, length);
+            return readRequestBody(in, readLength(in, REQUEST_HEADER + MAX_PAYLOAD));
         }
         byte[] body = readBody(in, REQUEST_HEADER + MAX_PAYLOAD);
-        if (body.length < REQUEST_HEADER) {
-            throw new MalformedLaneFrame("request of " + body.length + " bytes");
-        }
         return readRequestBody(new DataInputStream(new ByteArrayInputStream(body)), body.length);
     }
 
     /** A request's {@code length} bytes after its length, from {@code in}: plain off the socket, or as opened. */
     private static Request readRequestBody(DataInputStream in, int length) throws IOException, MalformedLaneFrame {
+        if (length < REQUEST_HEADER) {
+            throw new MalformedLaneFrame("request of " + length + " bytes");
+        }
         long sentBefore = in.readLong();
         int wait = in.readInt();
         byte kind = kind(in.readByte());
