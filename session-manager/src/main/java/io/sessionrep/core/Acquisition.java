@@ -188,6 +188,9 @@ final class Acquisition {
         long requestId = requestIds.incrementAndGet();
         Round round = new Round(requestId, id, to);
         rounds.put(requestId, round);
+        // A view that removed a member asked here may have been installed after `to` was read and before the
+        // round was registered, so viewChanged() did not see it: not waited for (no answer would ever come).
+        round.retain(memberNames());
         BackupStore.Backup held = node.backups.get(id);
         long heldVersion = -1;
         if (held != null) {
@@ -283,13 +286,18 @@ final class Acquisition {
 
     /** Members left: asks waiting on them are answered "nobody" so the requester looks elsewhere. */
     void viewChanged() {
+        Set<String> names = memberNames();
+        for (Round round : rounds.values()) {
+            round.retain(names);
+        }
+    }
+
+    private Set<String> memberNames() {
         Set<String> names = new HashSet<>();
         for (Member m : node.members()) {
             names.add(m.name());
         }
-        for (Round round : rounds.values()) {
-            round.retain(names);
-        }
+        return names;
     }
 
     /**

@@ -192,7 +192,7 @@ public final class LocalCluster implements AutoCloseable {
                 return millis;
             }
             if (millis > timeout.toMillis()) {
-                reportGivingUp(expected);
+                printRecentEvents(expected);
                 throw new IllegalStateException("no single view of " + expected + " within " + timeout
                         + "; the nodes saw: " + seen + " (their recent views and warnings above, thread dumps in their logs)");
             }
@@ -201,11 +201,11 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * For a view that did not come (best effort): each named node's last views and warnings go to the test's
-     * output, where a CI run shows them without its node logs, and each node that runs prints its threads'
-     * stacks into its log.
+     * For a test about to fail (best effort): each named node's last views and warnings (a refused request's
+     * reason among them) go to the test's output, where a CI run shows them without its node logs, and each
+     * node that runs prints its threads' stacks into its log.
      */
-    private void reportGivingUp(Collection<String> names) throws InterruptedException {
+    public void printRecentEvents(Collection<String> names) throws InterruptedException {
         for (String name : names) {
             NodeProcess node;
             synchronized (this) {
