@@ -51,9 +51,12 @@ final class RequestEndReplication {
     private record OnCallerThread(PrimaryEntry entry, Member target, AcknowledgedSend.Encoded update) {
     }
 
-    /** What a request end sent under the session's monitor: acknowledgements to wait for, and one update to send after. */
-    private record Dispatched(List<CompletableFuture<Message.AckStatus>> acks, OnCallerThread after) {
-        static final Dispatched NOTHING = new Dispatched(List.of(), null);
+    /**
+     * What a request end sent under the session's monitor: acknowledgements to wait for, one update to send after,
+     * and the backups it was meant for (named if none acknowledges: the placement may have moved by then).
+     */
+    private record Dispatched(List<CompletableFuture<Message.AckStatus>> acks, OnCallerThread after, List<Member> targets) {
+        static final Dispatched NOTHING = new Dispatched(List.of(), null, List.of());
     }
 
     /** Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. */
@@ -69,7 +72,7 @@ final class RequestEndReplication {
             acks.add(confirmOnAck(after.entry(), after.target(),
                     acknowledged.sendOnCallerThread(after.target(), after.update(), node.config.syncTimeout())));
         }
-        awaitFirstAck(acks, session.id(), started);
+        awaitFirstAck(acks, dispatched.targets(), started);
     }
 
     private Dispatched dispatch(SessionSnapshot session, ChangeTracker.Changes changes) {
@@ -179,7 +182,7 @@ final class RequestEndReplication {
                 rebalanceSoon.run(); // former backups are released once the new ones confirmed
             }
         }
-        return new Dispatched(acks, after);
+        return new Dispatched(acks, after, targets);
     }
 
     /**
@@ -283,7 +286,7 @@ final class RequestEndReplication {
      * an acknowledgement that arrives in time (one built on every reply, to be dropped, was 1.3 % of a sync node's
      * CPU samples at 1x1 KiB: profile-20261127-sync-floor).
      */
-    private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, String sessionId, long started) {
+    private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, List<Member> sentTo, long started) {
         long timeout = Math.max(0, node.config.syncTimeout().toNanos() - (System.nanoTime() - started));
         try {
             boolean applied = acks.size() == 1
@@ -294,15 +297,15 @@ final class RequestEndReplication {
                 return;
             }
             node.metrics.syncTimeouts.increment();
-            reportSyncMiss("no backup stored it", sessionId);
+            reportSyncMiss("no backup stored it", sentTo);
         } catch (TimeoutException e) {
             node.metrics.syncTimeouts.increment();
-            reportSyncMiss("no acknowledgement within sync-timeout " + node.config.syncTimeout().toMillis() + "ms", sessionId);
+            reportSyncMiss("no acknowledgement within sync-timeout " + node.config.syncTimeout().toMillis() + "ms", sentTo);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             node.metrics.syncTimeouts.increment();
-            reportSyncMiss("no backup stored it (" + e.getCause() + ")", sessionId);
+            reportSyncMiss("no backup stored it (" + e.getCause() + ")", sentTo);
         }
     }
 
@@ -320,8 +323,8 @@ final class RequestEndReplication {
         return first;
     }
 
-    private void reportSyncMiss(String why, String sessionId) {
-        String peers = String.valueOf(node.backupsOf(sessionId));
+    private void reportSyncMiss(String why, List<Member> sentTo) {
+        String peers = String.valueOf(sentTo);
         if (syncMissReported.size() < 1000 && syncMissReported.add(peers)) {
             LOG.log(System.Logger.Level.WARNING, "sync replication to " + peers + " not acknowledged: " + why
                     + "; the request proceeded (logged once per backup set, counted in "
