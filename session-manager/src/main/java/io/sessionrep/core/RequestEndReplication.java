@@ -57,25 +57,87 @@ final class RequestEndReplication {
      */
     private record Dispatched(List<CompletableFuture<Message.AckStatus>> acks, OnCallerThread after, List<Member> targets) {
         static final Dispatched NOTHING = new Dispatched(List.of(), null, List.of());
+
+        boolean isEmpty() {
+            return after == null && acks.isEmpty();
+        }
     }
 
-    /** Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. */
+    /**
+     * Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. When every backup asked
+     * failed because it left the view meanwhile (it crashed while the request waited), the session's backups in the
+     * new view get a full copy and the request waits for one of them, in what is left of the same sync-timeout: a
+     * sync response still means that a live backup holds the update, not only the primary.
+     */
     void replicate(SessionSnapshot session, ChangeTracker.Changes changes) {
-        Dispatched dispatched = dispatch(session, changes);
-        List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
-        OnCallerThread after = dispatched.after();
-        if (after == null && acks.isEmpty()) {
+        Dispatched dispatched = dispatch(session, changes, false);
+        if (dispatched.isEmpty()) {
             return; // async mode, or nothing to send: no clock read
         }
         long started = System.nanoTime();
+        String miss = sendAndAwait(dispatched, started);
+        List<Member> sentTo = dispatched.targets();
+        if (miss != null && backupLeft(dispatched, started)) {
+            Dispatched again = dispatch(session, NO_CHANGES, true); // full copies to the backups it has now
+            if (!again.isEmpty()) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(session.id()) + ": backup(s) "
+                        + dispatched.targets() + " left before acknowledging; a full copy goes to " + again.targets());
+                miss = sendAndAwait(again, started);
+                sentTo = again.targets();
+            }
+        }
+        if (miss != null) {
+            node.metrics.syncTimeouts.increment();
+            reportSyncMiss(miss, sentTo);
+        }
+    }
+
+    private static final ChangeTracker.Changes NO_CHANGES = new ChangeTracker.Changes(Set.of(), Set.of());
+
+    /** Sends the update left for after the monitor, then waits; null when a backup stored it, else why not. */
+    private String sendAndAwait(Dispatched dispatched, long started) {
+        List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
+        OnCallerThread after = dispatched.after();
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
             acks.add(confirmOnAck(after.entry(), after.target(),
                     acknowledged.sendOnCallerThread(after.target(), after.update(), node.config.syncTimeout())));
         }
-        awaitFirstAck(acks, dispatched.targets(), started);
+        return awaitFirstAck(acks, started);
     }
 
-    private Dispatched dispatch(SessionSnapshot session, ChangeTracker.Changes changes) {
+    /**
+     * Whether the backups failed to acknowledge because one left the view: if an acknowledgement failed (rather
+     * than said "not stored" or stayed silent), waits within what is left of sync-timeout until a backup asked is
+     * no longer a member (the transport fails a request to a departed member just before the view reaches the core).
+     */
+    private boolean backupLeft(Dispatched dispatched, long started) {
+        if (dispatched.acks().stream().noneMatch(CompletableFuture::isCompletedExceptionally)) {
+            return false; // answered "not stored", or still silent: not a departure
+        }
+        long deadline = started + node.config.syncTimeout().toNanos();
+        while (true) {
+            for (Member m : dispatched.targets()) {
+                if (!node.isMember(m.name())) {
+                    return true;
+                }
+            }
+            if (System.nanoTime() >= deadline || node.closed()) {
+                return false;
+            }
+            try {
+                Thread.sleep(1); // the view is a moment away; this path is taken only when a backup failed
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    /**
+     * {@code fullAgain}: every backup gets a full copy to acknowledge, even one that counts as holding the session
+     * (the rebalancer may have queued it one after the view change, which this request cannot wait for).
+     */
+    private Dispatched dispatch(SessionSnapshot session, ChangeTracker.Changes changes, boolean fullAgain) {
         String id = session.id();
         if (node.config.writeQuota() == 0 || node.closed()) {
             return Dispatched.NOTHING;
@@ -106,6 +168,11 @@ final class RequestEndReplication {
                 return Dispatched.NOTHING;
             }
             entry.live = session; // full copies are serialized from it from now on
+            if (fullAgain) {
+                for (Member target : targets) {
+                    entry.syncedBackups.remove(target.name());
+                }
+            }
             try {
                 return sendUpdates(session, changes, entry, targets);
             } finally {
@@ -286,7 +353,7 @@ final class RequestEndReplication {
      * an acknowledgement that arrives in time (one built on every reply, to be dropped, was 1.3 % of a sync node's
      * CPU samples at 1x1 KiB: profile-20261127-sync-floor).
      */
-    private void awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, List<Member> sentTo, long started) {
+    private String awaitFirstAck(List<CompletableFuture<Message.AckStatus>> acks, long started) {
         long timeout = Math.max(0, node.config.syncTimeout().toNanos() - (System.nanoTime() - started));
         try {
             boolean applied = acks.size() == 1
@@ -294,18 +361,16 @@ final class RequestEndReplication {
                     : firstApplied(acks).get(timeout, TimeUnit.NANOSECONDS);
             if (applied) {
                 node.metrics.syncAck.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                return;
+                return null;
             }
-            node.metrics.syncTimeouts.increment();
-            reportSyncMiss("no backup stored it", sentTo);
+            return "no backup stored it";
         } catch (TimeoutException e) {
-            node.metrics.syncTimeouts.increment();
-            reportSyncMiss("no acknowledgement within sync-timeout " + node.config.syncTimeout().toMillis() + "ms", sentTo);
+            return "no acknowledgement within sync-timeout " + node.config.syncTimeout().toMillis() + "ms";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return null; // the container is stopping this request: not a miss of the backup's
         } catch (ExecutionException e) {
-            node.metrics.syncTimeouts.increment();
-            reportSyncMiss("no backup stored it (" + e.getCause() + ")", sentTo);
+            return "no backup stored it (" + e.getCause() + ")";
         }
     }
 
