@@ -18,6 +18,25 @@ public final class ChildNode {
     private ChildNode() {
     }
 
+    /** Starts {@code ChildNode args...} in a JVM of its own, its output going to {@code log}. */
+    static Process launch(java.nio.file.Path log, String... args) throws java.io.IOException {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                System.getProperty("java.home") + java.io.File.separator + "bin" + java.io.File.separator + "java",
+                "-Djava.net.preferIPv4Stack=true", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+                ChildNode.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** A child's log, for a failure message. */
+    static String read(java.nio.file.Path log) {
+        try {
+            return java.nio.file.Files.readString(log);
+        } catch (Exception e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         ReplicationConfig config = ReplicationConfig.builder().nodeName(args[0]).machineId(args[0] + "-host")
                 .clusterName(args[1]).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,12 +100,10 @@ class FailureDetectionTest {
         JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
         Path log = Files.createTempFile("child-node", ".log");
         log.toFile().deleteOnExit();
-        child = new ProcessBuilder(javaExecutable(), "-Djava.net.preferIPv4Stack=true", "-Xmx128m",
-                "-cp", System.getProperty("java.class.path"), ChildNode.class.getName(),
-                "b", nodes.clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]), String.join(" ", childOptions))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        child = ChildNode.launch(log, "b", nodes.clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]),
+                String.join(" ", childOptions));
         await().atMost(Duration.ofSeconds(60)).until(() -> a.members().contains(B) || !child.isAlive());
-        assertTrue(child.isAlive(), () -> "child node died: " + read(log));
+        assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(log));
         return a;
     }
 
@@ -115,17 +112,5 @@ class FailureDetectionTest {
         await().atMost(atMost).pollInterval(Duration.ofMillis(20))
                 .until(() -> a.members().equals(List.of(new Member("a", "a-host"))));
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNanos);
-    }
-
-    private static String javaExecutable() {
-        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    }
-
-    private static String read(Path log) {
-        try {
-            return Files.readString(log);
-        } catch (Exception e) {
-            return "(no log: " + e + ")";
-        }
     }
 }

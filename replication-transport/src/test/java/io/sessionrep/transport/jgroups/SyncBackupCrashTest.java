@@ -14,7 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,13 +54,10 @@ class SyncBackupCrashTest {
         SessionReplicator c = start("c", ports[2], ports[0]);
         Path log = Files.createTempFile("child-node", ".log");
         log.toFile().deleteOnExit();
-        child = new ProcessBuilder(javaExecutable(), "-Djava.net.preferIPv4Stack=true", "-Xmx128m",
-                "-cp", System.getProperty("java.class.path"), ChildNode.class.getName(),
-                "b", clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        child = ChildNode.launch(log, "b", clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]));
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> (a.members().size() == 3 && c.members().size() == 3) || !child.isAlive());
-        assertTrue(child.isAlive(), () -> "child node died: " + read(log));
+        assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(log));
 
         String id = sessionBackedUpBy(a, "b");
         TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
@@ -100,18 +96,6 @@ class SyncBackupCrashTest {
             if (placement.backups(id, self, primary.members()).get(0).name().equals(backup)) {
                 return id;
             }
-        }
-    }
-
-    private static String javaExecutable() {
-        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    }
-
-    private static String read(Path log) {
-        try {
-            return Files.readString(log);
-        } catch (Exception e) {
-            return "(no log: " + e + ")";
         }
     }
 }
