@@ -64,10 +64,10 @@ final class RequestEndReplication {
     }
 
     /**
-     * Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. When every backup asked
-     * failed because it left the view meanwhile (it crashed while the request waited), the session's backups in the
-     * new view get a full copy and the request waits for one of them, in what is left of the same sync-timeout: a
-     * sync response still means that a live backup holds the update, not only the primary.
+     * Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. When no backup stored the
+     * update because one that was asked left the view meanwhile (it crashed while the request waited), the session's
+     * backups in the new view get a full copy and the request waits for one of them, in what is left of the same
+     * sync-timeout: a sync response still means that a live backup holds the update, not only the primary.
      */
     void replicate(SessionSnapshot session, ChangeTracker.Changes changes) {
         Dispatched dispatched = dispatch(session, changes, false);
