@@ -27,6 +27,8 @@ import java.util.concurrent.TimeoutException;
  */
 final class RequestEndReplication {
     private static final System.Logger LOG = System.getLogger(RequestEndReplication.class.getName());
+    /** What a request that re-sends the session changed: nothing (the session goes whole). */
+    private static final ChangeTracker.Changes NO_CHANGES = new ChangeTracker.Changes(Set.of(), Set.of());
 
     private final NodeState node;
     private final Touches touches;
@@ -53,7 +55,8 @@ final class RequestEndReplication {
 
     /**
      * What a request end sent under the session's monitor: acknowledgements to wait for, one update to send after,
-     * and the backups it was meant for (named if none acknowledges: the placement may have moved by then).
+     * and the backups it was meant for (the placement may have moved by the time none acknowledged: these are the
+     * ones to look for in the view, and to name).
      */
     private record Dispatched(List<CompletableFuture<Message.AckStatus>> acks, OnCallerThread after, List<Member> targets) {
         static final Dispatched NOTHING = new Dispatched(List.of(), null, List.of());
@@ -91,8 +94,6 @@ final class RequestEndReplication {
             reportSyncMiss(miss, sentTo);
         }
     }
-
-    private static final ChangeTracker.Changes NO_CHANGES = new ChangeTracker.Changes(Set.of(), Set.of());
 
     /** Sends the update left for after the monitor, then waits; null when a backup stored it, else why not. */
     private String sendAndAwait(Dispatched dispatched, long started) {

@@ -18,13 +18,17 @@ public final class ChildNode {
     private ChildNode() {
     }
 
-    /** Starts {@code ChildNode args...} in a JVM of its own, its output going to {@code log}. */
-    static Process launch(java.nio.file.Path log, String... args) throws java.io.IOException {
+    /**
+     * Starts a child node in a JVM of its own, its output going to {@code log}: {@code name} in {@code cluster} on
+     * {@code port}, listing {@code peerPort}; {@code options}: {@code echo}, or none.
+     */
+    static Process launch(java.nio.file.Path log, String name, String cluster, int port, int peerPort, String... options)
+            throws java.io.IOException {
         List<String> command = new java.util.ArrayList<>(List.of(
                 System.getProperty("java.home") + java.io.File.separator + "bin" + java.io.File.separator + "java",
                 "-Djava.net.preferIPv4Stack=true", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                ChildNode.class.getName()));
-        command.addAll(List.of(args));
+                ChildNode.class.getName(), name, cluster, String.valueOf(port), String.valueOf(peerPort)));
+        command.addAll(List.of(options));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 

@@ -100,8 +100,7 @@ class FailureDetectionTest {
         JGroupsTransport a = nodes.start(nodes.staticNode("a", ports[0], ports[1]), new RecordingReceiver());
         Path log = Files.createTempFile("child-node", ".log");
         log.toFile().deleteOnExit();
-        child = ChildNode.launch(log, "b", nodes.clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]),
-                String.join(" ", childOptions));
+        child = ChildNode.launch(log, "b", nodes.clusterName, ports[1], ports[0], childOptions);
         await().atMost(Duration.ofSeconds(60)).until(() -> a.members().contains(B) || !child.isAlive());
         assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(log));
         return a;

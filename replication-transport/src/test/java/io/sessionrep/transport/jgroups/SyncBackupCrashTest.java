@@ -2,8 +2,6 @@ package io.sessionrep.transport.jgroups;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.SessionReplicator;
-import io.sessionrep.core.config.DiscoveryMode;
-import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.placement.BackupPlacement;
@@ -35,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SyncBackupCrashTest {
 
-    private final String clusterName = "sync-crash-" + java.util.UUID.randomUUID();
+    private final TestNodes nodes = new TestNodes();
     private final List<SessionReplicator> replicators = new ArrayList<>();
     private Process child;
 
@@ -54,7 +52,7 @@ class SyncBackupCrashTest {
         SessionReplicator c = start("c", ports[2], ports[0]);
         Path log = Files.createTempFile("child-node", ".log");
         log.toFile().deleteOnExit();
-        child = ChildNode.launch(log, "b", clusterName, String.valueOf(ports[1]), String.valueOf(ports[0]));
+        child = ChildNode.launch(log, "b", nodes.clusterName, ports[1], ports[0]);
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> (a.members().size() == 3 && c.members().size() == 3) || !child.isAlive());
         assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(log));
@@ -73,14 +71,8 @@ class SyncBackupCrashTest {
     }
 
     private SessionReplicator start(String name, int port, int... peerPorts) {
-        List<HostPort> peers = new ArrayList<>();
-        for (int peer : peerPorts) {
-            peers.add(new HostPort(TestNodes.LOOPBACK, peer));
-        }
-        ReplicationConfig config = ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
-                .clusterName(clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
-                .bindPort(port).peers(peers).replicationMode(ReplicationMode.SYNC)
-                .syncTimeout(Duration.ofSeconds(15)).build();
+        ReplicationConfig config = nodes.staticNodeOptions(name, port, peerPorts)
+                .replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofSeconds(15)).build();
         SessionReplicator replicator = SessionReplicator.start(config, new JGroupsTransport(config),
                 getClass().getClassLoader(), new SimpleMeterRegistry(), new RecordingEvents());
         replicators.add(replicator);

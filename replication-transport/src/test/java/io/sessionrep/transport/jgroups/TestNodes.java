@@ -20,12 +20,17 @@ final class TestNodes implements AutoCloseable {
 
     /** A static-discovery configuration: {@code node-name = name}, machine {@code name + "-host"}. */
     ReplicationConfig staticNode(String name, int port, int... peerPorts) {
+        return staticNodeOptions(name, port, peerPorts).build();
+    }
+
+    /** {@link #staticNode}'s options, for a test that sets more of them. */
+    ReplicationConfig.Builder staticNodeOptions(String name, int port, int... peerPorts) {
         List<HostPort> peers = new ArrayList<>();
         for (int peer : peerPorts) {
             peers.add(new HostPort(LOOPBACK, peer));
         }
         return ReplicationConfig.builder().nodeName(name).machineId(name + "-host").clusterName(clusterName)
-                .discovery(DiscoveryMode.STATIC).bindAddress(LOOPBACK).bindPort(port).peers(peers).build();
+                .discovery(DiscoveryMode.STATIC).bindAddress(LOOPBACK).bindPort(port).peers(peers);
     }
 
     JGroupsTransport start(ReplicationConfig config, RecordingReceiver receiver) {
