@@ -4,6 +4,7 @@ import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.delta.SessionUpdate;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.core.wire.MalformedMessageException;
 import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.WireCodec;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -107,13 +109,14 @@ final class RequestEndReplication {
     }
 
     /**
-     * Whether the backups failed to acknowledge because one left the view: if an acknowledgement failed (rather
-     * than said "not stored" or stayed silent), waits within what is left of sync-timeout until a backup asked is
-     * no longer a member (the transport fails a request to a departed member just before the view reaches the core).
+     * Whether the backups failed to acknowledge because one left the view: if the transport failed an
+     * acknowledgement because its backup left ({@link MemberLeftException}; not when a backup answered "not stored",
+     * stayed silent or failed otherwise), waits within what is left of sync-timeout until that backup is no longer
+     * a member of the core's view too (the transport fails the request just before the view reaches the core).
      */
     private boolean backupLeft(Dispatched dispatched, long started) {
-        if (dispatched.acks().stream().noneMatch(CompletableFuture::isCompletedExceptionally)) {
-            return false; // answered "not stored", or still silent: not a departure
+        if (dispatched.acks().stream().noneMatch(RequestEndReplication::failedByDeparture)) {
+            return false;
         }
         long deadline = started + node.config.syncTimeout().toNanos();
         while (true) {
@@ -132,6 +135,17 @@ final class RequestEndReplication {
                 return false;
             }
         }
+    }
+
+    private static boolean failedByDeparture(CompletableFuture<Message.AckStatus> ack) {
+        return ack.isCompletedExceptionally() && isDeparture(ack.handle((status, error) -> error).join());
+    }
+
+    private static boolean isDeparture(Throwable failure) {
+        while (failure instanceof CompletionException || failure instanceof ExecutionException) {
+            failure = failure.getCause();
+        }
+        return failure instanceof MemberLeftException;
     }
 
     /**
@@ -375,13 +389,19 @@ final class RequestEndReplication {
         }
     }
 
-    /** True as soon as one of {@code acks} says applied; false once all have answered and none did. */
+    /**
+     * True as soon as one of {@code acks} says applied; false once all have answered and none did, or as soon as
+     * one failed because its backup left (the others may stay silent: the request then re-sends to the backups of
+     * the next view rather than wait out sync-timeout for them).
+     */
     private static CompletableFuture<Boolean> firstApplied(List<CompletableFuture<Message.AckStatus>> acks) {
         CompletableFuture<Boolean> first = new CompletableFuture<>();
         for (CompletableFuture<Message.AckStatus> ack : acks) {
             ack.whenComplete((status, error) -> {
                 if (error == null && status == Message.AckStatus.APPLIED) {
                     first.complete(true);
+                } else if (error != null && isDeparture(error)) {
+                    first.complete(false);
                 }
             });
         }

@@ -4,6 +4,7 @@ import io.sessionrep.core.WarningInterval;
 import io.sessionrep.core.config.ConfigException;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
@@ -220,13 +221,18 @@ public final class JGroupsTransport implements ReplicationTransport {
         Address address = running ? membership.addressOf(target) : null;
         if (address == null) {
             counters.requestFailed();
-            return CompletableFuture.failedFuture(new TransportException("request to " + target + " not sent: "
-                    + (running ? "not a member of the cluster" : "the transport is not running")));
+            return CompletableFuture.failedFuture(running
+                    ? new MemberLeftException("request to " + target + " not sent: not a member of the cluster")
+                    : new TransportException("request to " + target + " not sent: the transport is not running"));
         }
         PendingRequests.Registration registration = pending.register(target, address, timeout);
         long id = registration.id();
-        if (!running || !membership.contains(address)) { // closed or view changed since the look-up
-            pending.fail(id, "request to " + target + " not sent: " + (running ? "it left the cluster" : "the transport is closed"));
+        if (!running) {
+            pending.fail(id, "request to " + target + " not sent: the transport is closed");
+            return registration.future();
+        }
+        if (!membership.contains(address)) { // the view changed since the look-up
+            pending.failTargetLeft(id);
             return registration.future();
         }
         String refused = outbound.offer(new Outgoing(WireFormat.message(address, kind, id, message), message.length,

@@ -1,6 +1,7 @@
 package io.sessionrep.transport.jgroups;
 
 import io.sessionrep.core.transport.Member;
+import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.core.transport.TransportException;
 import org.jgroups.Address;
 
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Requests waiting for their reply, by correlation id. Each one ends exactly once, by whoever removes it
  * from the table first: the reply, a failure reply, the timeout ({@link TimeoutException}), or a
- * {@link TransportException} when its target leaves or the transport closes. Counters are updated before
+ * {@link MemberLeftException} when its target leaves, or a {@link TransportException} when it fails otherwise (the
+ * target answered a failure, it could not be sent, the transport closes). Counters are updated before
  * the future completes, so a caller that sees the outcome also sees it counted. A request its caller
  * ends (e.g. {@code cancel}) is forgotten; a reply that comes later is ignored.
  *
@@ -119,12 +121,21 @@ final class PendingRequests {
         }
     }
 
+    /** Request {@code id} was not sent: its target left the cluster before it was. */
+    void failTargetLeft(long id) {
+        Pending p = pending.remove(id);
+        if (p != null) {
+            failRemoved(p, new MemberLeftException("request to " + p.target() + " not sent: it left the cluster"));
+        }
+    }
+
     /** Fails every request whose target address is not in {@code membership}. */
     void failTargetsNotIn(Membership membership) {
         for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
             Pending p = entry.getValue();
             if (!membership.contains(p.address()) && pending.remove(entry.getKey(), p)) {
-                failRemoved(p, "request to " + p.target() + " failed: it left the cluster before replying");
+                failRemoved(p, new MemberLeftException("request to " + p.target()
+                        + " failed: it left the cluster before replying"));
             }
         }
     }
@@ -149,7 +160,11 @@ final class PendingRequests {
     }
 
     private void failRemoved(Pending p, String message) {
+        failRemoved(p, new TransportException(message));
+    }
+
+    private void failRemoved(Pending p, TransportException failure) {
         counters.requestFailed();
-        p.future().completeExceptionally(new TransportException(message));
+        p.future().completeExceptionally(failure);
     }
 }

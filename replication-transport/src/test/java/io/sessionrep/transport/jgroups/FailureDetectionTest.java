@@ -1,7 +1,7 @@
 package io.sessionrep.transport.jgroups;
 
 import io.sessionrep.core.transport.Member;
-import io.sessionrep.core.transport.TransportException;
+import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.discovery.CrashAwareVerifySuspect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +57,7 @@ class FailureDetectionTest {
         long millis = awaitAlone(a, killed, Duration.ofSeconds(15));
         System.out.println("killed member left the view after " + millis + " ms");
         ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(1, TimeUnit.SECONDS));
-        assertInstanceOf(TransportException.class, e.getCause());
+        assertInstanceOf(MemberLeftException.class, e.getCause(), "failed as a departure, not another failure");
         assertTrue(millis < 5_000, "detection took " + millis + " ms");
         // not after the verification's timeout: its port refused a connection, which proves the process gone
         assertEquals(1, verifier(a).confirmedByRefusal(), "the killed member was confirmed by its refused port");

@@ -16,7 +16,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -29,40 +32,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Sync mode over real channels: the backup a request waits for is killed ({@code kill -9} of its JVM) before it
  * acknowledges. The request must not answer with the update held by the primary alone: once the view has dropped
  * the dead backup, the session's next backup gets a full copy and acknowledges it, within the same sync-timeout.
+ * With write-quota 2 too, where the other backup stays silent.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SyncBackupCrashTest {
 
     private final TestNodes nodes = new TestNodes();
     private final List<SessionReplicator> replicators = new ArrayList<>();
-    private Process child;
+    private final List<Process> children = new ArrayList<>();
+    private final Map<Process, Path> logs = new HashMap<>();
 
     @AfterEach
     void cleanUp() {
-        if (child != null) {
-            child.destroyForcibly();
-        }
+        children.forEach(Process::destroyForcibly);
         replicators.forEach(SessionReplicator::close);
     }
 
     @Test
     void aRequestWhoseBackupDiesBeforeAcknowledgingIsStoredOnTheNextBackupBeforeItReturns() throws Exception {
         int[] ports = TestNodes.freePorts(3); // a, b (the child JVM, which never answers), c
-        SessionReplicator a = start("a", ports[0], ports[1], ports[2]);
-        SessionReplicator c = start("c", ports[2], ports[0]);
-        Path log = Files.createTempFile("child-node", ".log");
-        log.toFile().deleteOnExit();
-        child = ChildNode.launch(log, "b", nodes.clusterName, ports[1], ports[0]);
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> (a.members().size() == 3 && c.members().size() == 3) || !child.isAlive());
-        assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(log));
+        SessionReplicator a = start("a", 1, true, ports[0], ports[1], ports[2]);
+        SessionReplicator c = start("c", 1, true, ports[2], ports[0]);
+        Process b = child("b", ports[1], ports[0]);
+        awaitView(3, b, a, c);
 
-        String id = sessionBackedUpBy(a, "b");
+        String id = sessionBackedUpBy(a, 1, List.of("b"));
         TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
         CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
         Thread.sleep(500);
         assertFalse(request.isDone(), "the request waits for b's acknowledgement (b never answers)");
-        child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no goodbye
+        b.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no goodbye
 
         request.get(30, TimeUnit.SECONDS);
         assertEquals(0, a.metrics().syncTimeouts.count(), "the request did not proceed unacknowledged");
@@ -70,8 +69,60 @@ class SyncBackupCrashTest {
         assertEquals(List.of("a", "c"), a.members().stream().map(Member::name).toList());
     }
 
-    private SessionReplicator start(String name, int port, int... peerPorts) {
-        ReplicationConfig config = nodes.staticNodeOptions(name, port, peerPorts)
+    /** Write-quota 2: both backups die together (a rack lost) while the request waits for them. */
+    @Test
+    void withTwoBackupsBothDeadTheRequestIsStoredOnTheNextBackup() throws Exception {
+        int[] ports = TestNodes.freePorts(4); // a, b and d (child JVMs, which never answer), c
+        SessionReplicator a = start("a", 2, true, ports[0], ports[1], ports[2], ports[3]);
+        SessionReplicator c = start("c", 2, true, ports[2], ports[0]);
+        Process b = child("b", ports[1], ports[0]);
+        Process d = child("d", ports[3], ports[0]);
+        awaitView(4, b, a, c);
+        assertTrue(d.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(d)));
+
+        String id = sessionBackedUpBy(a, 2, List.of("b", "d"));
+        TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
+        CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
+        Thread.sleep(500);
+        assertFalse(request.isDone(), "the request waits for b's or d's acknowledgement (neither answers)");
+        b.destroyForcibly();
+        d.destroyForcibly();
+
+        request.get(30, TimeUnit.SECONDS);
+        assertEquals(0, a.metrics().syncTimeouts.count(), "the request did not proceed unacknowledged");
+        assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
+    }
+
+    /**
+     * Write-quota 2 over the channel alone ({@code data-lane=false}): one backup dies while the request waits, the
+     * other stays silent (alive, never answering). The request must not wait out sync-timeout for the silent one:
+     * the departure ends the wait, and the backups of the next view get the update, one of which stores it.
+     */
+    @Test
+    void withTwoBackupsOneDeadAndOneSilentTheRequestIsStoredOnTheNextBackup() throws Exception {
+        int[] ports = TestNodes.freePorts(4);
+        SessionReplicator a = start("a", 2, false, ports[0], ports[1], ports[2], ports[3]);
+        SessionReplicator c = start("c", 2, false, ports[2], ports[0]);
+        Process b = child("b", ports[1], ports[0]);
+        Process d = child("d", ports[3], ports[0]);
+        awaitView(4, b, a, c);
+        assertTrue(d.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(d)));
+
+        String id = sessionBackedUpBy(a, 2, List.of("b", "d"));
+        TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
+        CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
+        Thread.sleep(500);
+        assertFalse(request.isDone(), "the request waits for b's or d's acknowledgement (neither answers)");
+        b.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+
+        request.get(30, TimeUnit.SECONDS);
+        assertEquals(0, a.metrics().syncTimeouts.count(), "the request did not wait out sync-timeout for d");
+        assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
+        assertTrue(d.isAlive(), "d stayed, silent");
+    }
+
+    private SessionReplicator start(String name, int writeQuota, boolean dataLane, int port, int... peerPorts) {
+        ReplicationConfig config = nodes.staticNodeOptions(name, port, peerPorts).writeQuota(writeQuota).dataLane(dataLane)
                 .replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofSeconds(15)).build();
         SessionReplicator replicator = SessionReplicator.start(config, new JGroupsTransport(config),
                 getClass().getClassLoader(), new SimpleMeterRegistry(), new RecordingEvents());
@@ -79,15 +130,35 @@ class SyncBackupCrashTest {
         return replicator;
     }
 
-    /** An id whose backup, with {@code primary} as its primary in the current view, is {@code backup}. */
-    private static String sessionBackedUpBy(SessionReplicator primary, String backup) {
-        BackupPlacement placement = new BackupPlacement(1, true);
+    /** A node in a JVM of its own that never answers, killed by the test or after it. */
+    private Process child(String name, int port, int peerPort) throws Exception {
+        Path log = Files.createTempFile("child-node-" + name, ".log");
+        log.toFile().deleteOnExit();
+        Process child = ChildNode.launch(log, name, nodes.clusterName, port, peerPort);
+        children.add(child);
+        logs.put(child, log);
+        return child;
+    }
+
+    private void awaitView(int size, Process child, SessionReplicator... members) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> !child.isAlive()
+                || Arrays.stream(members).allMatch(m -> m.members().size() == size));
+        assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(child)));
+    }
+
+    /** An id whose backups, with {@code primary} as its primary in the current view, are {@code backups}, in order. */
+    private static String sessionBackedUpBy(SessionReplicator primary, int writeQuota, List<String> backups) {
+        BackupPlacement placement = new BackupPlacement(writeQuota, true);
         Member self = primary.members().stream().filter(m -> m.name().equals(primary.nodeName())).findFirst().orElseThrow();
         for (int i = 0; ; i++) {
             String id = "session-" + i;
-            if (placement.backups(id, self, primary.members()).get(0).name().equals(backup)) {
+            if (names(placement.backups(id, self, primary.members())).equals(backups)) {
                 return id;
             }
         }
+    }
+
+    private static List<String> names(List<Member> members) {
+        return members.stream().map(Member::name).toList();
     }
 }

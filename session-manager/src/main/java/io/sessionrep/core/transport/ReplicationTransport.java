@@ -49,7 +49,10 @@ public interface ReplicationTransport extends AutoCloseable {
         }
     }
 
-    /** Request to one member; completes with the bytes its receiver returned. */
+    /**
+     * Request to one member; completes with the bytes its receiver returned, or fails: with a
+     * {@link MemberLeftException} when {@code target} is not a member or leaves the view before replying.
+     */
     CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout);
 
     /**
