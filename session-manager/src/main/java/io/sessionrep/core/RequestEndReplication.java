@@ -80,14 +80,15 @@ final class RequestEndReplication {
             return; // async mode, or nothing to send: no clock read
         }
         long started = System.nanoTime();
-        String miss = sendAndAwait(dispatched, started);
+        String miss = sendAndAwait(dispatched, started, node.config.syncTimeout());
         List<Member> sentTo = dispatched.targets();
         if (miss != null && backupLeft(dispatched, started)) {
             Dispatched again = dispatch(session, NO_CHANGES, true); // full copies to the backups it has now
             if (!again.isEmpty()) {
                 LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(session.id()) + ": backup(s) "
                         + dispatched.targets() + " left before acknowledging; a full copy goes to " + again.targets());
-                miss = sendAndAwait(again, started);
+                long left = node.config.syncTimeout().toNanos() - (System.nanoTime() - started);
+                miss = sendAndAwait(again, started, java.time.Duration.ofNanos(Math.max(1_000_000, left)));
                 sentTo = again.targets();
             }
         }
@@ -97,13 +98,16 @@ final class RequestEndReplication {
         }
     }
 
-    /** Sends the update left for after the monitor, then waits; null when a backup stored it, else why not. */
-    private String sendAndAwait(Dispatched dispatched, long started) {
+    /**
+     * Sends the update left for after the monitor (its exchange given at most {@code exchangeTimeout}: what is left of
+     * sync-timeout, for a re-send), then waits; null when a backup stored it, else why not.
+     */
+    private String sendAndAwait(Dispatched dispatched, long started, java.time.Duration exchangeTimeout) {
         List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
         OnCallerThread after = dispatched.after();
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
             acks.add(confirmOnAck(after.entry(), after.target(),
-                    acknowledged.sendOnCallerThread(after.target(), after.update(), node.config.syncTimeout())));
+                    acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout)));
         }
         return awaitFirstAck(acks, started);
     }

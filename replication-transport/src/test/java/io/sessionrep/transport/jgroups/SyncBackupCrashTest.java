@@ -39,6 +39,7 @@ class SyncBackupCrashTest {
 
     private final TestNodes nodes = new TestNodes();
     private final List<SessionReplicator> replicators = new ArrayList<>();
+    private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(15);
     private final List<Process> children = new ArrayList<>();
     private final Map<Process, Path> logs = new HashMap<>();
 
@@ -72,25 +73,12 @@ class SyncBackupCrashTest {
     /** Write-quota 2: both backups die together (a rack lost) while the request waits for them. */
     @Test
     void withTwoBackupsBothDeadTheRequestIsStoredOnTheNextBackup() throws Exception {
-        int[] ports = TestNodes.freePorts(4); // a, b and d (child JVMs, which never answer), c
-        SessionReplicator a = start("a", 2, true, ports[0], ports[1], ports[2], ports[3]);
-        SessionReplicator c = start("c", 2, true, ports[2], ports[0]);
-        Process b = child("b", ports[1], ports[0]);
-        Process d = child("d", ports[3], ports[0]);
-        awaitView(4, b, a, c);
-        assertTrue(d.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(d)));
+        FourNodes nodes = fourNodesWaitingForBAndD(true);
+        nodes.b().destroyForcibly();
+        nodes.d().destroyForcibly();
 
-        String id = sessionBackedUpBy(a, 2, List.of("b", "d"));
-        TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
-        CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
-        Thread.sleep(500);
-        assertFalse(request.isDone(), "the request waits for b's or d's acknowledgement (neither answers)");
-        b.destroyForcibly();
-        d.destroyForcibly();
-
-        request.get(30, TimeUnit.SECONDS);
-        assertEquals(0, a.metrics().syncTimeouts.count(), "the request did not proceed unacknowledged");
-        assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
+        nodes.request().get(30, TimeUnit.SECONDS);
+        nodes.assertStoredOnC();
     }
 
     /**
@@ -100,9 +88,28 @@ class SyncBackupCrashTest {
      */
     @Test
     void withTwoBackupsOneDeadAndOneSilentTheRequestIsStoredOnTheNextBackup() throws Exception {
-        int[] ports = TestNodes.freePorts(4);
-        SessionReplicator a = start("a", 2, false, ports[0], ports[1], ports[2], ports[3]);
-        SessionReplicator c = start("c", 2, false, ports[2], ports[0]);
+        FourNodes nodes = fourNodesWaitingForBAndD(false);
+        nodes.b().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+
+        // well before sync-timeout: a request that waited for d until then could still pass by a race at the deadline
+        nodes.request().get(SYNC_TIMEOUT.toMillis() / 3, TimeUnit.MILLISECONDS);
+        nodes.assertStoredOnC();
+        assertTrue(nodes.d().isAlive(), "d stayed, silent");
+    }
+
+    /** a (primary) and c in this JVM, b and d JVMs that never answer; a request of a's waiting for b and d. */
+    private record FourNodes(SessionReplicator a, SessionReplicator c, Process b, Process d, String id,
+                             CompletableFuture<Void> request) {
+        void assertStoredOnC() {
+            assertEquals(0, a.metrics().syncTimeouts.count(), "the request did not proceed unacknowledged");
+            assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
+        }
+    }
+
+    private FourNodes fourNodesWaitingForBAndD(boolean dataLane) throws Exception {
+        int[] ports = TestNodes.freePorts(4); // a, b, c, d
+        SessionReplicator a = start("a", 2, dataLane, ports[0], ports[1], ports[2], ports[3]);
+        SessionReplicator c = start("c", 2, dataLane, ports[2], ports[0]);
         Process b = child("b", ports[1], ports[0]);
         Process d = child("d", ports[3], ports[0]);
         awaitView(4, b, a, c);
@@ -113,17 +120,12 @@ class SyncBackupCrashTest {
         CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
         Thread.sleep(500);
         assertFalse(request.isDone(), "the request waits for b's or d's acknowledgement (neither answers)");
-        b.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-
-        request.get(30, TimeUnit.SECONDS);
-        assertEquals(0, a.metrics().syncTimeouts.count(), "the request did not wait out sync-timeout for d");
-        assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
-        assertTrue(d.isAlive(), "d stayed, silent");
+        return new FourNodes(a, c, b, d, id, request);
     }
 
     private SessionReplicator start(String name, int writeQuota, boolean dataLane, int port, int... peerPorts) {
         ReplicationConfig config = nodes.staticNodeOptions(name, port, peerPorts).writeQuota(writeQuota).dataLane(dataLane)
-                .replicationMode(ReplicationMode.SYNC).syncTimeout(Duration.ofSeconds(15)).build();
+                .replicationMode(ReplicationMode.SYNC).syncTimeout(SYNC_TIMEOUT).build();
         SessionReplicator replicator = SessionReplicator.start(config, new JGroupsTransport(config),
                 getClass().getClassLoader(), new SimpleMeterRegistry(), new RecordingEvents());
         replicators.add(replicator);

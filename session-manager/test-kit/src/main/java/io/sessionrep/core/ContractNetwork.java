@@ -16,6 +16,23 @@ public interface ContractNetwork {
     /** A new, unstarted transport for {@code config}. */
     ReplicationTransport transport(ReplicationConfig config);
 
+    /** This network with {@code node}'s transport wrapped by {@code wrap} (e.g. a path that hangs or fails). */
+    default ContractNetwork wrapping(String node, java.util.function.UnaryOperator<ReplicationTransport> wrap) {
+        ContractNetwork inner = this;
+        return new ContractNetwork() {
+            @Override
+            public ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options) {
+                return inner.nodeOptions(name, options);
+            }
+
+            @Override
+            public ReplicationTransport transport(ReplicationConfig config) {
+                ReplicationTransport transport = inner.transport(config);
+                return config.nodeName().equals(node) ? wrap.apply(transport) : transport;
+            }
+        };
+    }
+
     /** A fresh in-memory network (fast; for the core's own runs). */
     static ContractNetwork inMemory() {
         InMemoryNetwork network = new InMemoryNetwork();

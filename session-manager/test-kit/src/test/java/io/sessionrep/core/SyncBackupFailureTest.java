@@ -1,11 +1,9 @@
 package io.sessionrep.core;
 
-import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.testing.TestSession;
 import io.sessionrep.core.transport.ForwardingTransport;
 import io.sessionrep.core.transport.Member;
-import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
 import org.junit.jupiter.api.Test;
 
@@ -30,27 +28,15 @@ class SyncBackupFailureTest extends SessionReplicatorContract {
     }
 
     private static ContractNetwork requestsFromAFail() {
-        ContractNetwork memory = ContractNetwork.inMemory();
         failRequests = false;
-        return new ContractNetwork() {
+        return ContractNetwork.inMemory().wrapping("a", transport -> new ForwardingTransport(transport) {
             @Override
-            public ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options) {
-                return memory.nodeOptions(name, options);
+            public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
+                return failRequests
+                        ? CompletableFuture.failedFuture(new TransportException("failed by the test"))
+                        : super.request(target, message, timeout);
             }
-
-            @Override
-            public ReplicationTransport transport(ReplicationConfig config) {
-                ReplicationTransport transport = memory.transport(config);
-                return !config.nodeName().equals("a") ? transport : new ForwardingTransport(transport) {
-                    @Override
-                    public CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout) {
-                        return failRequests
-                                ? CompletableFuture.failedFuture(new TransportException("failed by the test"))
-                                : super.request(target, message, timeout);
-                    }
-                };
-            }
-        };
+        });
     }
 
     @Test

@@ -1,12 +1,10 @@
 package io.sessionrep.core;
 
-import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.testing.InMemoryNetwork;
 import io.sessionrep.core.testing.TestSession;
 import io.sessionrep.core.transport.ForwardingTransport;
 import io.sessionrep.core.transport.Member;
-import io.sessionrep.core.transport.ReplicationTransport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,30 +36,18 @@ class SyncInvalidationTest extends SessionReplicatorContract {
     }
 
     private static ContractNetwork directPathOfAHangs() {
-        ContractNetwork memory = ContractNetwork.inMemory();
-        return new ContractNetwork() {
+        return ContractNetwork.inMemory().wrapping("a", transport -> new ForwardingTransport(transport) {
             @Override
-            public ReplicationConfig.Builder nodeOptions(String name, ReplicationConfig.Builder options) {
-                return memory.nodeOptions(name, options);
+            public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
+                directTries.incrementAndGet();
+                try {
+                    Thread.sleep(timeout.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new TimeoutException("hung");
             }
-
-            @Override
-            public ReplicationTransport transport(ReplicationConfig config) {
-                ReplicationTransport transport = memory.transport(config);
-                return !config.nodeName().equals("a") ? transport : new ForwardingTransport(transport) {
-                    @Override
-                    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
-                        directTries.incrementAndGet();
-                        try {
-                            Thread.sleep(timeout.toMillis());
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        throw new TimeoutException("hung");
-                    }
-                };
-            }
-        };
+        });
     }
 
     @Test
