@@ -213,10 +213,11 @@ final class OneWayPipe<T> implements AutoCloseable {
                 throw new MalformedLaneFrame("an answer to no frame");
             }
             unansweredBytes -= frame.windowBytes();
+            // counted before the waiters are released: one that sees the frame answered sees it counted
+            counters.laneExchanged();
+            frame.messages().forEach(m -> counters.sent(m.length));
             notifyAll();
         }
-        counters.laneExchanged();
-        frame.messages().forEach(m -> counters.sent(m.length));
     }
 
     private void fail(String why, long pauseMillis) {
