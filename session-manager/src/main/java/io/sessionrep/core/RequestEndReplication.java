@@ -100,14 +100,17 @@ final class RequestEndReplication {
 
     /**
      * Sends the update left for after the monitor (its exchange given at most {@code exchangeTimeout}: what is left of
-     * sync-timeout, for a re-send), then waits; null when a backup stored it, else why not.
+     * sync-timeout, for a re-send), then waits; null when a backup stored it, else why not. With other backups asked
+     * already, the first backup's exchange is given up soon after one of them stored the update: a first backup that
+     * hangs (a long GC pause) then does not hold the request for sync-timeout.
      */
     private String sendAndAwait(Dispatched dispatched, long started, java.time.Duration exchangeTimeout) {
         List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
         OnCallerThread after = dispatched.after();
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
+            CompletableFuture<Void> storedElsewhere = acks.isEmpty() ? null : oneApplied(acks);
             acks.add(confirmOnAck(after.entry(), after.target(),
-                    acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout)));
+                    acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout, storedElsewhere)));
         }
         return awaitFirstAck(acks, started);
     }
@@ -411,6 +414,19 @@ final class RequestEndReplication {
         }
         CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> first.complete(false));
         return first;
+    }
+
+    /** Completes once one of {@code acks} says applied; never otherwise. */
+    private static CompletableFuture<Void> oneApplied(List<CompletableFuture<Message.AckStatus>> acks) {
+        CompletableFuture<Void> applied = new CompletableFuture<>();
+        for (CompletableFuture<Message.AckStatus> ack : acks) {
+            ack.thenAccept(status -> {
+                if (status == Message.AckStatus.APPLIED) {
+                    applied.complete(null);
+                }
+            });
+        }
+        return applied;
     }
 
     private void reportSyncMiss(String why, List<Member> sentTo) {

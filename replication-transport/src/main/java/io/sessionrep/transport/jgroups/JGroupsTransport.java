@@ -300,13 +300,15 @@ public final class JGroupsTransport implements ReplicationTransport {
      * The target handles it once it has handled every channel message this node handed over for it before.
      */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
+                                        java.util.concurrent.CompletionStage<?> noLongerNeeded) throws TimeoutException {
         LaneClient client = laneClient;
         LaneClient.Endpoint lane = client == null ? null : laneTo(target);
         if (lane == null) {
             return null;
         }
-        byte[] reply = client.exchange(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout);
+        byte[] reply = client.exchange(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout,
+                noLongerNeeded);
         if (reply != null) {
             counters.sent(message.length);
             counters.replyReceived();

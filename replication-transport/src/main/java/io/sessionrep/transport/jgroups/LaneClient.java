@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,6 +56,11 @@ final class LaneClient implements AutoCloseable {
     static final int ONE_WAYS_CHANNEL_WAIT_MILLIS = 100;
     /** At most this, and at most half the request's time-out (the rest is for the channel if it fails). */
     static final int CONNECT_TIMEOUT_MILLIS = 200;
+    /**
+     * How long a sync exchange still waits for its reply once the caller no longer needs it (another backup stored
+     * the update): long enough for a reply already on its way, short against a backup that has stalled.
+     */
+    static final long NO_LONGER_NEEDED_GRACE_MILLIS = 50;
     /** Idle connections older than this are closed rather than used (the server closes them after its idle time-out). */
     static final long IDLE_MILLIS = LaneServer.IDLE_TIMEOUT_MILLIS / 2;
     /** What the client asks of each socket's send buffer; the kernel may grant less ({@code net.core.wmem_max}). */
@@ -123,12 +129,17 @@ final class LaneClient implements AutoCloseable {
      * Sends {@code payload} to {@code target} and reads the reply on this thread.
      *
      * @param sentBefore the {@link ChannelPosition} of the channel messages this node handed over for the target before
+     * @param noLongerNeeded null, or a stage after whose completion the exchange waits at most
+     *                       {@link #NO_LONGER_NEEDED_GRACE_MILLIS} more: then the connection is closed, the exchange
+     *                       times out, and this member's lane rests {@link #RETRY_AFTER_MILLIS} (a member that keeps
+     *                       a request waiting while another answered it is likely stalled: a long GC pause, a hung
+     *                       receiver)
      * @return the reply, or null when nothing was handled there (no lane now, or the channel was behind): the
      *         caller sends it over the channel
      */
-    byte[] exchange(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
-            throws TimeoutException {
-        Reply reply = roundTrip(target, self, sentBefore, payload, timeout);
+    byte[] exchange(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout,
+                    CompletionStage<?> noLongerNeeded) throws TimeoutException {
+        Reply reply = roundTrip(target, self, sentBefore, payload, timeout, noLongerNeeded);
         if (reply != null && reply.status() == LaneFrames.NO_REPLY) {
             throw new TransportException("the receiver at " + target.member() + " returned no reply");
         }
@@ -144,7 +155,7 @@ final class LaneClient implements AutoCloseable {
      */
     boolean deliver(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
             throws TimeoutException {
-        return roundTrip(target, self, sentBefore, payload, timeout) != null;
+        return roundTrip(target, self, sentBefore, payload, timeout, null) != null;
     }
 
     /**
@@ -184,8 +195,8 @@ final class LaneClient implements AutoCloseable {
      * when the core handled it and answered nothing), or null if not handled (nor sent, when this client is closed or
      * the payload is larger than {@link #room()}).
      */
-    private Reply roundTrip(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout)
-            throws TimeoutException {
+    private Reply roundTrip(Endpoint target, Address self, long sentBefore, byte[] payload, Duration timeout,
+                            CompletionStage<?> noLongerNeeded) throws TimeoutException {
         if (closed || payload.length > room()) {
             return null;
         }
@@ -199,6 +210,9 @@ final class LaneClient implements AutoCloseable {
         boolean replied = false;
         int wait = (int) Math.min(Integer.MAX_VALUE, millis);
         ReplyDeadlines.Deadline deadline = deadlines.start(c.socket, wait); // the read has no socket time-out
+        if (noLongerNeeded != null) {
+            noLongerNeeded.thenRun(() -> deadlines.cutShort(deadline, NO_LONGER_NEEDED_GRACE_MILLIS));
+        }
         try {
             frames.writeRequest(c.out, sentBefore, wait / 2, payload);
             Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
@@ -216,6 +230,13 @@ final class LaneClient implements AutoCloseable {
                 default -> throw new TransportException("the lane at " + target.member() + " answered status " + reply.status());
             };
         } catch (IOException | MalformedLaneFrame e) {
+            if (deadline.cut()) { // closed by the deadline cut short: the reply was no longer needed
+                counters.laneExchangeGivenUp();
+                pool.pauseFor(RETRY_AFTER_MILLIS, "it did not answer a sync exchange within "
+                        + NO_LONGER_NEEDED_GRACE_MILLIS + " ms of another backup storing the update");
+                throw new TimeoutException("no reply on the lane from " + target.member() + " within "
+                        + NO_LONGER_NEEDED_GRACE_MILLIS + " ms of another member's; given up");
+            }
             if (deadline.expired()) { // closed by the deadline, in the read or in the write
                 counters.requestTimedOut();
                 throw new TimeoutException("no reply on the lane from " + target.member() + " within " + millis + " ms");

@@ -28,7 +28,9 @@ final class ReplyDeadlines implements AutoCloseable {
         private static final int FINISHED = 1;
         private static final int EXPIRED = 2;
         private final Socket socket;
-        private final long atNanos;
+        private volatile long atNanos;
+        /** The deadline was brought forward ({@link #cutShort}): its expiry is a give-up, not a time-out. */
+        private volatile boolean cut;
         private final AtomicInteger state = new AtomicInteger(RUNNING);
 
         private Deadline(Socket socket, long atNanos) {
@@ -39,6 +41,11 @@ final class ReplyDeadlines implements AutoCloseable {
         /** True if the connection passed its deadline and was closed: the exchange timed out. */
         boolean expired() {
             return state.get() == EXPIRED;
+        }
+
+        /** True if it {@link #expired()} at a deadline brought forward by {@link #cutShort}. */
+        boolean cut() {
+            return cut && expired();
         }
     }
 
@@ -62,6 +69,20 @@ final class ReplyDeadlines implements AutoCloseable {
             LockSupport.unpark(thread);
         }
         return d;
+    }
+
+    /**
+     * Brings an exchange's deadline forward to {@code graceMillis} from now, if that is sooner: the caller no longer
+     * needs its reply. A tick may close its connection then; one finished already is not touched.
+     */
+    void cutShort(Deadline d, long graceMillis) {
+        long at = System.nanoTime() + graceMillis * 1_000_000;
+        synchronized (d) {
+            if (at - d.atNanos < 0) {
+                d.cut = true; // first: the thread that sees the new deadline sees this too
+                d.atNanos = at;
+            }
+        }
     }
 
     /**

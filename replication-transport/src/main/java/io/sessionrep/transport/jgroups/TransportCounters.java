@@ -32,6 +32,7 @@ public final class TransportCounters {
     private final LongAdder laneNotHandled = new LongAdder();
     private final LongAdder laneRefused = new LongAdder();
     private final LongAdder lanePauses = new LongAdder();
+    private final LongAdder laneExchangesGivenUp = new LongAdder();
 
     TransportCounters() {
     }
@@ -94,6 +95,12 @@ public final class TransportCounters {
     public long laneRefused() { return laneRefused.sum(); }
     /** Times this node left a member's data lane for the channel a while (not reachable, or behind). */
     public long lanePauses() { return lanePauses.sum(); }
+    /**
+     * Sync exchanges over the data lane given up before their time-out: another backup had stored the update and
+     * this one did not answer within {@link LaneClient#NO_LONGER_NEEDED_GRACE_MILLIS} (the core sent it again over
+     * the channel). Not counted in {@link #requestsTimedOut()}.
+     */
+    public long laneExchangesGivenUp() { return laneExchangesGivenUp.sum(); }
 
     void sent(int bytes) { messagesSent.increment(); bytesSent.add(bytes); }
     void sentInline() { sentByCaller.increment(); }
@@ -113,6 +120,7 @@ public final class TransportCounters {
     void countLaneNotHandled() { laneNotHandled.increment(); }
     void countLaneRefused() { laneRefused.increment(); }
     void lanePaused() { lanePauses.increment(); }
+    void laneExchangeGivenUp() { laneExchangesGivenUp.increment(); }
 
     @Override
     public String toString() {
@@ -123,6 +131,7 @@ public final class TransportCounters {
                 + requestsTimedOut() + ", failed " + requestsFailed() + ", receiver failures " + receiverFailures()
                 + ", malformed " + malformedFrames() + ", held for a view " + heldForView() + " (in vain "
                 + heldInVain() + ", dropped " + heldDropped() + "), data lane " + laneExchanges() + " (not handled "
-                + laneNotHandled() + ", refused " + laneRefused() + ", paused " + lanePauses() + ")";
+                + laneNotHandled() + ", refused " + laneRefused() + ", paused " + lanePauses() + ", given up "
+                + laneExchangesGivenUp() + ")";
     }
 }

@@ -61,6 +61,27 @@ class ReplyDeadlinesTest {
     }
 
     @Test
+    void aDeadlineCutShortEndsTheReadAfterTheGraceAndSaysSo() {
+        long started = System.nanoTime();
+        ReplyDeadlines.Deadline d = deadlines.start(client, 20_000);
+        deadlines.cutShort(d, 100); // the reply is no longer needed
+        assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
+        long waited = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(waited >= 90 && waited < 5_000, "ended after " + waited + " ms, not at the 20 s deadline");
+        assertTrue(d.expired());
+        assertTrue(d.cut(), "given up, not timed out");
+    }
+
+    @Test
+    void aCutThatComesLaterThanTheDeadlineChangesNothing() {
+        ReplyDeadlines.Deadline d = deadlines.start(client, 200);
+        deadlines.cutShort(d, 10_000);
+        assertThrows(IOException.class, () -> client.getInputStream().read());
+        assertTrue(d.expired());
+        assertFalse(d.cut(), "it timed out at its own deadline");
+    }
+
+    @Test
     void anExchangeThatEndsInTimeKeepsItsConnection() throws Exception {
         ReplyDeadlines.Deadline d = deadlines.start(client, 300);
         served.getOutputStream().write(9);

@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Sync mode over real channels: the backup a request waits for is killed ({@code kill -9} of its JVM) before it
  * acknowledges. The request must not answer with the update held by the primary alone: once the view has dropped
  * the dead backup, the session's next backup gets a full copy and acknowledges it, within the same sync-timeout.
- * With write-quota 2 too, where the other backup stays silent.
+ * With write-quota 2 too, where the other backup stays silent; and with write-quota 2 a first backup that hangs
+ * (alive, never answering its lane) does not hold the request once the second has stored the update.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SyncBackupCrashTest {
@@ -42,6 +43,7 @@ class SyncBackupCrashTest {
     private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(15);
     private final List<Process> children = new ArrayList<>();
     private final Map<Process, Path> logs = new HashMap<>();
+    private final Map<String, JGroupsTransport> transports = new HashMap<>();
 
     @AfterEach
     void cleanUp() {
@@ -97,6 +99,37 @@ class SyncBackupCrashTest {
         assertTrue(nodes.d().isAlive(), "d stayed, silent");
     }
 
+    /**
+     * Write-quota 2 with the data lane: the first backup, whose update the request thread exchanges over the lane,
+     * hangs (alive, never answering: a long GC pause, a stuck receiver); the second stores the update over the
+     * channel. The request must return soon after the second stored it, not after sync-timeout, and the next request
+     * must not wait for the hung backup again.
+     */
+    @Test
+    void withTwoBackupsTheFirstHungTheRequestReturnsOnceTheSecondStoredIt() throws Exception {
+        int[] ports = TestNodes.freePorts(3); // a, b (the child JVM, which never answers), c
+        SessionReplicator a = start("a", 2, true, ports[0], ports[1], ports[2]);
+        SessionReplicator c = start("c", 2, true, ports[2], ports[0]);
+        Process b = child("b", ports[1], ports[0]);
+        awaitView(3, b, a, c);
+
+        String id = sessionBackedUpBy(a, 2, List.of("b", "c")); // b first: its update goes over the lane
+        TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
+        for (String cart : List.of("three books", "four books")) {
+            session.set("cart", cart);
+            long started = System.nanoTime();
+            CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker))
+                    .get(SYNC_TIMEOUT.toMillis() / 3, TimeUnit.MILLISECONDS); // the old code waited out sync-timeout
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertEquals(0, a.metrics().syncTimeouts.count(), "c stored it: not a miss");
+            assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
+            assertTrue(tookMillis < SYNC_TIMEOUT.toMillis() / 3, cart + ": took " + tookMillis + " ms");
+        }
+        assertEquals(1, transports.get("a").counters().laneExchangesGivenUp(),
+                "the first exchange was given up; the second request did not wait for b's lane (resting)");
+        assertTrue(b.isAlive(), "b stayed, hung");
+    }
+
     /** a (primary) and c in this JVM, b and d JVMs that never answer; a request of a's waiting for b and d. */
     private record FourNodes(SessionReplicator a, SessionReplicator c, Process b, Process d, String id,
                              CompletableFuture<Void> request) {
@@ -126,9 +159,11 @@ class SyncBackupCrashTest {
     private SessionReplicator start(String name, int writeQuota, boolean dataLane, int port, int... peerPorts) {
         ReplicationConfig config = nodes.staticNodeOptions(name, port, peerPorts).writeQuota(writeQuota).dataLane(dataLane)
                 .replicationMode(ReplicationMode.SYNC).syncTimeout(SYNC_TIMEOUT).build();
-        SessionReplicator replicator = SessionReplicator.start(config, new JGroupsTransport(config),
+        JGroupsTransport transport = new JGroupsTransport(config);
+        SessionReplicator replicator = SessionReplicator.start(config, transport,
                 getClass().getClassLoader(), new SimpleMeterRegistry(), new RecordingEvents());
         replicators.add(replicator);
+        transports.put(name, transport);
         return replicator;
     }
 

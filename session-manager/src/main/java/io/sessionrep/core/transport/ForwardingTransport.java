@@ -56,9 +56,10 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
+                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
             throws TransportException, java.util.concurrent.TimeoutException {
-        return delegate.requestOnCallerThread(target, message, timeout);
+        return delegate.requestOnCallerThread(target, message, timeout, noLongerNeeded);
     }
 
     @Override

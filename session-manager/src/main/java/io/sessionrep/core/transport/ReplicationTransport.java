@@ -69,6 +69,23 @@ public interface ReplicationTransport extends AutoCloseable {
      */
     default byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
             throws TransportException, java.util.concurrent.TimeoutException {
+        return requestOnCallerThread(target, message, timeout, null);
+    }
+
+    /**
+     * As {@link #requestOnCallerThread(Member, byte[], Duration)}, for a caller that may stop needing the reply
+     * before it comes: a sync request end whose other backups were asked too, one of which may store the update
+     * first. Implementations override this one.
+     *
+     * @param noLongerNeeded null, or a stage that completes once the reply is no longer needed: the transport then
+     *                       waits a short grace more for a reply already on its way and gives up
+     *                       ({@link java.util.concurrent.TimeoutException}), instead of waiting out {@code timeout}
+     *                       for a target that hangs (the caller sends the request again over {@link #request},
+     *                       as after a time-out)
+     */
+    default byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
+                                         java.util.concurrent.CompletionStage<?> noLongerNeeded)
+            throws TransportException, java.util.concurrent.TimeoutException {
         return null;
     }
 

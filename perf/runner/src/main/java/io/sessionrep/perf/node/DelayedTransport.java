@@ -36,9 +36,10 @@ final class DelayedTransport extends ForwardingTransport {
      * (on the request thread, which waits for the acknowledgement anyway).
      */
     @Override
-    public byte[] requestOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
+    public byte[] requestOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout,
+                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
             throws java.util.concurrent.TimeoutException {
-        return roundTripDelayed() ? super.requestOnCallerThread(target, message, timeout) : null;
+        return roundTripDelayed() ? super.requestOnCallerThread(target, message, timeout, noLongerNeeded) : null;
     }
 
     /** The same for a one-way message sent over the lane (a sync-mode invalidation). */

@@ -53,21 +53,26 @@ public final class DroppingTransport extends ForwardingTransport {
 
     /**
      * The filter sees each message once, whichever path it takes: a dropped one is never answered (the caller
-     * waits {@code timeout}, as for a dropped {@link #request}); one the delegate has no direct path for is
-     * requested here over {@link #request}'s path, without asking the filter again.
+     * waits {@code timeout}, as for a dropped {@link #request}, or until {@code noLongerNeeded} completes, as the
+     * JGroups transport gives up a lane exchange then); one the delegate has no direct path for is requested here
+     * over {@link #request}'s path, without asking the filter again.
      */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
+                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
             throws java.util.concurrent.TimeoutException {
         if (drop.test(target, message)) {
+            CompletableFuture<?> givenUp = noLongerNeeded == null ? new CompletableFuture<>() : noLongerNeeded.toCompletableFuture();
             try {
-                Thread.sleep(timeout.toMillis());
+                givenUp.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // the whole time-out waited: dropped
             }
             throw new java.util.concurrent.TimeoutException("dropped by the test");
         }
-        byte[] reply = super.requestOnCallerThread(target, message, timeout);
+        byte[] reply = super.requestOnCallerThread(target, message, timeout, noLongerNeeded);
         if (reply != null) {
             return reply;
         }

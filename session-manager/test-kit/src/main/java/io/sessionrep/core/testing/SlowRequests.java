@@ -24,7 +24,8 @@ public final class SlowRequests extends ForwardingTransport {
 
     /** No direct path: every request takes {@link #request} and its delay. */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout) {
+    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
+                                        java.util.concurrent.CompletionStage<?> noLongerNeeded) {
         return null;
     }
 
