@@ -38,8 +38,10 @@ import javax.net.ssl.SSLSocket;
  * (within {@link #CONNECT_TIMEOUT_MILLIS}) is left to the channel for {@link #UNREACHABLE_RETRY_AFTER_MILLIS};
  * one for {@link #RETRY_AFTER_MILLIS} whose lane answered that the channel was behind
  * ({@link LaneFrames#NOT_HANDLED}), since that stays so until the channel catches up, and one where an exchange
- * failed (its update is sent again over the channel by the caller); one that did not answer a batch within its
- * time-out for {@link #UNREACHABLE_RETRY_AFTER_MILLIS}.
+ * failed (its update is sent again over the channel by the caller), or that kept a sync exchange waiting
+ * {@link #NO_LONGER_NEEDED_GRACE_MILLIS} after the caller no longer needed the reply (another backup stored the
+ * update; the exchange is given up then); one that did not answer a batch within its time-out for
+ * {@link #UNREACHABLE_RETRY_AFTER_MILLIS}.
  */
 final class LaneClient implements AutoCloseable {
 
