@@ -146,6 +146,42 @@ class SyncLaneTest {
         assertEquals(exchanged + 1, p.a().counters().laneExchanges(), "the next request took the lane again");
     }
 
+    /**
+     * The caller stops needing the reply (with write-quota 2: another backup stored the update) while the target
+     * hangs: the exchange ends a short grace after that, not at its time-out, is counted as given up (not as timed
+     * out), and the target's lane rests so that the next request takes the channel instead of waiting again.
+     */
+    @Test
+    void anExchangeWhoseReplyIsNoLongerNeededIsGivenUpAfterAGraceAndTheLaneRests() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return m;
+        });
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        try {
+            java.util.concurrent.CompletableFuture<Void> storedElsewhere = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS)
+                    .execute(() -> storedElsewhere.complete(null));
+            long started = System.nanoTime();
+            assertThrows(java.util.concurrent.TimeoutException.class, () -> p.a().requestOnCallerThread(
+                    TestNodes.other(p.a()), new byte[]{1}, Duration.ofSeconds(15), storedElsewhere));
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(tookMillis >= 200 + LaneClient.NO_LONGER_NEEDED_GRACE_MILLIS - 10 && tookMillis < 5_000,
+                    "given up " + tookMillis + " ms after the call, not at the 15 s time-out");
+            assertEquals(1, p.a().counters().laneExchangesGivenUp());
+            assertEquals(0, p.a().counters().requestsTimedOut());
+            assertNull(p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{2}, TIMEOUT),
+                    "the lane to b rests: the caller takes the channel");
+        } finally {
+            release.countDown();
+        }
+    }
+
     @Test
     void hostileConnectionsAreRefusedAndCountedAndTheLaneKeepsServing() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
