@@ -54,7 +54,9 @@ class ReplyDeadlinesTest {
 
     @Test
     void aDeadlineStillEndsAReadAfterTheThreadParkedForWantOfExchanges() throws Exception {
-        Thread.sleep(ReplyDeadlines.IDLE_TICKS * ReplyDeadlines.TICK_MILLIS + 500); // the thread has parked
+        ReplyDeadlines.Deadline first = deadlines.start(client, 100);
+        assertTrue(deadlines.finish(first));
+        Thread.sleep(500); // the thread woke at the finished exchange's deadline, found none in flight, and parked
         ReplyDeadlines.Deadline d = deadlines.start(client, 200);
         assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
         assertTrue(d.expired());
@@ -70,6 +72,23 @@ class ReplyDeadlinesTest {
         assertTrue(waited >= 90 && waited < 5_000, "ended after " + waited + " ms, not at the 20 s deadline");
         assertTrue(d.expired());
         assertTrue(d.cut(), "given up, not timed out");
+    }
+
+    /** A deadline earlier than the one the thread sleeps towards wakes it: it is kept to, not the later one. */
+    @Test
+    void anEarlierDeadlineStartedAfterALaterOneIsKept() throws Exception {
+        try (Socket other = new Socket(server.getInetAddress(), server.getLocalPort()); Socket otherServed = server.accept()) {
+            ReplyDeadlines.Deadline late = deadlines.start(other, 20_000);
+            Thread.sleep(100); // the thread sleeps towards the 20 s deadline
+            long started = System.nanoTime();
+            ReplyDeadlines.Deadline early = deadlines.start(client, 200);
+            assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
+            long waited = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(waited >= 190 && waited < 5_000, "ended after " + waited + " ms");
+            assertTrue(early.expired());
+            assertTrue(deadlines.finish(late), "the later exchange is still within its deadline");
+            assertFalse(other.isClosed());
+        }
     }
 
     @Test
