@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Chaos: three node JVMs (write-quota 1), 5 client threads on 25 sessions, all sent to one node (as a sticky
+ * Chaos: three node JVMs (write-quota 1, or {@value #WRITE_QUOTA_PROPERTY}), 5 client threads on 25 sessions, all sent to one node (as a sticky
  * balancer would); that node - the primary of every session - is killed with SIGKILL, the load moves to a
  * survivor (which takes the sessions over), the killed node is started again (the cluster is back at 3) and,
  * once the new primary reports {@code sessionrep_sessions_below_quota 0} on {@code /metrics}, the new
@@ -44,6 +44,8 @@ class RepeatedKillIT {
     static final int DEFAULT_KILLS = 3;
     /** true: after a kill the load goes to the node restarted after the previous kill (see killRepeatedly). */
     static final String TO_RESTARTED_PROPERTY = "sessionrep.chaos.failover-to-restarted";
+    /** The nodes' write-quota: 1 by default; 2 gives every session both other nodes as backups. */
+    static final String WRITE_QUOTA_PROPERTY = "sessionrep.chaos.write-quota";
     /**
      * How long the cluster is left under load after a restarted node rejoined and holds backups, before the
      * next kill.
@@ -103,7 +105,7 @@ class RepeatedKillIT {
         long began = System.nanoTime();
         cluster = LocalCluster.builder().size(3)
                 .option("replication-mode", mode)
-                .option("write-quota", "1")
+                .option("write-quota", String.valueOf(Integer.getInteger(WRITE_QUOTA_PROPERTY, 1)))
                 // sync: under test load on two shared cores an acknowledgement must not be given up on
                 .option("sync-timeout", "5000ms")
                 .start();
