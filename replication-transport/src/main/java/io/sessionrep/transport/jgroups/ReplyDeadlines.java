@@ -72,7 +72,7 @@ final class ReplyDeadlines implements AutoCloseable {
 
     /**
      * Brings an exchange's deadline forward to {@code graceMillis} from now, if that is sooner: the caller no longer
-     * needs its reply. A tick may close its connection then; one finished already is not touched.
+     * needs its reply: the thread closes its connection then, unless it finished first.
      */
     void cutShort(Deadline d, long graceMillis) {
         long at = System.nanoTime() + graceMillis * 1_000_000;
