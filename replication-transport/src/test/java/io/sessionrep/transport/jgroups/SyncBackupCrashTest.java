@@ -130,6 +130,76 @@ class SyncBackupCrashTest {
         assertTrue(b.isAlive(), "b stayed, hung");
     }
 
+    /**
+     * Write-quota 2 with the data lane, the first backup slow rather than hung: it handles each update 1 s late
+     * (a GC pause), well within sync-timeout but past the grace after the second backup stored it. The requests
+     * return without waiting for it, and it still ends up holding every update (the given-up exchange's update went
+     * to it over the channel too), so that it can take over the session.
+     */
+    @Test
+    void withTwoBackupsASlowFirstOneIsNotWaitedForAndStillGetsEveryUpdate() throws Exception {
+        int[] ports = TestNodes.freePorts(3);
+        SessionReplicator a = start("a", 2, true, ports[0], ports[1], ports[2]);
+        SessionReplicator b = start("b", 2, true, t -> new UpdatesHandledLate(t, Duration.ofSeconds(1)), ports[1], ports[0]);
+        SessionReplicator c = start("c", 2, true, ports[2], ports[0]);
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.members().size() == 3 && b.members().size() == 3
+                && c.members().size() == 3);
+
+        String id = sessionBackedUpBy(a, 2, List.of("b", "c"));
+        TestSession session = new TestSession(id, System.currentTimeMillis());
+        for (int n = 1; n <= 5; n++) {
+            session.set("cart", n + " books");
+            long started = System.nanoTime();
+            a.requestEnd(session, session.tracker);
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(tookMillis < 700, "request " + n + " waited " + tookMillis + " ms for the slow backup");
+            assertEquals(a.primaryVersion(id), c.backupVersion(id), "when the request returns, c holds its update");
+        }
+        assertEquals(0, a.metrics().syncTimeouts.count());
+        await().atMost(Duration.ofSeconds(30)).until(() -> b.backupVersion(id) == a.primaryVersion(id));
+        assertTrue(transports.get("a").counters().laneExchangesGivenUp() >= 1, "the slow exchange was given up");
+    }
+
+    /** A node's transport whose receiver handles every session update {@code delay} late, on the delivering thread. */
+    private static final class UpdatesHandledLate extends io.sessionrep.core.transport.ForwardingTransport {
+        private final Duration delay;
+
+        UpdatesHandledLate(io.sessionrep.core.transport.ReplicationTransport transport, Duration delay) {
+            super(transport);
+            this.delay = delay;
+        }
+
+        @Override
+        public void start(io.sessionrep.core.transport.MessageReceiver receiver) {
+            super.start(new io.sessionrep.core.transport.MessageReceiver() {
+                @Override
+                public byte[] onMessage(Member sender, byte[] message) {
+                    if (isUpdate(message)) {
+                        try {
+                            Thread.sleep(delay.toMillis());
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return receiver.onMessage(sender, message);
+                }
+
+                @Override
+                public void onMembershipChange(List<Member> members) {
+                    receiver.onMembershipChange(members);
+                }
+            });
+        }
+
+        private static boolean isUpdate(byte[] message) {
+            try {
+                return io.sessionrep.core.wire.WireCodec.decode(message) instanceof io.sessionrep.core.wire.Message.Update;
+            } catch (io.sessionrep.core.wire.MalformedMessageException e) {
+                return false;
+            }
+        }
+    }
+
     /** a (primary) and c in this JVM, b and d JVMs that never answer; a request of a's waiting for b and d. */
     private record FourNodes(SessionReplicator a, SessionReplicator c, Process b, Process d, String id,
                              CompletableFuture<Void> request) {
@@ -157,10 +227,16 @@ class SyncBackupCrashTest {
     }
 
     private SessionReplicator start(String name, int writeQuota, boolean dataLane, int port, int... peerPorts) {
+        return start(name, writeQuota, dataLane, t -> t, port, peerPorts);
+    }
+
+    private SessionReplicator start(String name, int writeQuota, boolean dataLane,
+                                    java.util.function.UnaryOperator<io.sessionrep.core.transport.ReplicationTransport> wrap,
+                                    int port, int... peerPorts) {
         ReplicationConfig config = nodes.staticNodeOptions(name, port, peerPorts).writeQuota(writeQuota).dataLane(dataLane)
                 .replicationMode(ReplicationMode.SYNC).syncTimeout(SYNC_TIMEOUT).build();
         JGroupsTransport transport = new JGroupsTransport(config);
-        SessionReplicator replicator = SessionReplicator.start(config, transport,
+        SessionReplicator replicator = SessionReplicator.start(config, wrap.apply(transport),
                 getClass().getClassLoader(), new SimpleMeterRegistry(), new RecordingEvents());
         replicators.add(replicator);
         transports.put(name, transport);
