@@ -83,6 +83,7 @@ public final class SessionReplicator implements AutoCloseable {
         metrics.gauge(ReplicationMetrics.BACKUP_BYTES, node.backups::bytes);
         metrics.gauge(ReplicationMetrics.PRIMARY_HELD_BYTES, node::primaryHeldBytes);
         metrics.gauge(ReplicationMetrics.SESSIONS_BELOW_QUOTA, rebalancer::sessionsBelowQuota);
+        transport.counts().forEach(metrics::transportCount);
     }
 
     /**

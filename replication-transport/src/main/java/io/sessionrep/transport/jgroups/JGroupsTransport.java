@@ -444,6 +444,40 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /** Live counters of messages, bytes and failures. */
+    /** What operators see of {@link #counters()}: what was refused, given up or lost here (docs/operations.md). */
+    @Override
+    public List<io.sessionrep.core.transport.TransportCount> counts() {
+        TransportCounters c = counters;
+        return List.of(
+                count("sessionrep.transport.refused", "malformed-frame",
+                        "channel frames dropped: truncated, or of an unknown version or kind", c::malformedFrames),
+                count("sessionrep.transport.refused", "lane-connection", "data lane connections closed as hostile or"
+                        + " broken (frame too long, not authentic, malformed, too many, hello from no member)", c::laneRefused),
+                count("sessionrep.transport.requests.unanswered", "timed-out",
+                        "requests to other members with no reply within their time-out", c::requestsTimedOut),
+                count("sessionrep.transport.requests.unanswered", "failed",
+                        "requests to other members that failed otherwise (member left, no reply, transport closed)",
+                        c::requestsFailed),
+                count("sessionrep.transport.sends.dropped", null,
+                        "one-way messages not sent (target not a member, outbound queue full, transport stopped)",
+                        c::sendsDropped),
+                count("sessionrep.transport.held.dropped", null, "messages of a member that had just joined, dropped"
+                        + " because those held until the view included it reached their bound", c::heldDropped),
+                count("sessionrep.transport.receiver.failures", null,
+                        "messages whose handling here failed (logged; the transport kept running)", c::receiverFailures),
+                count("sessionrep.transport.lane.not.handled", null, "data lane requests answered 'not handled'"
+                        + " (the sender's earlier channel messages were not handled here in time)", c::laneNotHandled),
+                count("sessionrep.transport.lane.pauses", null,
+                        "times this node left a member's data lane for the channel a while", c::lanePauses),
+                count("sessionrep.transport.lane.given.up", null, "sync exchanges given up 50 ms after another"
+                        + " backup stored the update", c::laneExchangesGivenUp));
+    }
+
+    private static io.sessionrep.core.transport.TransportCount count(String name, String reason, String description,
+                                                                     java.util.function.LongSupplier value) {
+        return new io.sessionrep.core.transport.TransportCount(name, reason, description, value);
+    }
+
     public TransportCounters counters() {
         return counters;
     }

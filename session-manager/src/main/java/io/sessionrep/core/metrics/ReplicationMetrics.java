@@ -1,6 +1,7 @@
 package io.sessionrep.core.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,6 +108,7 @@ public final class ReplicationMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     private final Tags tags;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    private final List<java.util.function.LongSupplier> countSuppliers = new CopyOnWriteArrayList<>();
     public final Counter fullSent;
     public final Counter deltaSent;
     public final Counter bytesSent;
@@ -187,6 +189,17 @@ public final class ReplicationMetrics implements AutoCloseable {
 
     private Counter bytes(String name) {
         return track(Counter.builder(name).baseUnit("bytes").tags(tags).register(registry));
+    }
+
+    /** Registers a transport's own count as a counter with this node's tags (and its reason, if it has one). */
+    public void transportCount(io.sessionrep.core.transport.TransportCount count) {
+        FunctionCounter.Builder<java.util.function.LongSupplier> builder = FunctionCounter
+                .builder(count.name(), count.count(), c -> c.getAsLong()).description(count.description()).tags(tags);
+        countSuppliers.add(count.count()); // the meter holds it weakly, and nothing else holds it
+        if (count.reason() != null) {
+            builder.tag("reason", count.reason());
+        }
+        track(builder.register(registry));
     }
 
     /** Registers a gauge with this node's tags. */

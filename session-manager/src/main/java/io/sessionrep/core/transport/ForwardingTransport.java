@@ -69,6 +69,11 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public List<TransportCount> counts() {
+        return delegate.counts();
+    }
+
+    @Override
     public void broadcast(byte[] message) {
         delegate.broadcast(message);
     }

@@ -109,6 +109,11 @@ public interface ReplicationTransport extends AutoCloseable {
     /** One-way message to every other member. */
     void broadcast(byte[] message);
 
+    /** The transport's own counts, which the core exports with its meters ({@link TransportCount}); none by default. */
+    default List<TransportCount> counts() {
+        return List.of();
+    }
+
     /** Leaves the cluster and releases sockets and threads. Idempotent. */
     @Override
     void close();
