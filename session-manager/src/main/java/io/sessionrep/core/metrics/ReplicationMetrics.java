@@ -46,6 +46,8 @@ import java.util.function.Supplier;
  *       or invalidated because the other side had invalidated it</td></tr>
  *   <tr><td>sessionrep.sessions.primary / .backup</td><td>gauges: sessions held as primary / as backup</td></tr>
  *   <tr><td>sessionrep.async.queue.entries / .bytes</td><td>gauges: async sender queue depth</td></tr>
+ *   <tr><td>sessionrep.transport.*</td><td>the transport's own counts ({@link #transportCount}), named by the
+ *       transport: for the JGroups one, what it refused, gave up or dropped (docs/operations.md)</td></tr>
  * </table>
  *
  * <p>{@link #close()} removes every meter of the node from the registry: the gauges reference the node's
