@@ -469,8 +469,8 @@ public final class JGroupsTransport implements ReplicationTransport {
                         + " (the sender's earlier channel messages were not handled here in time)", c::laneNotHandled),
                 count("sessionrep.transport.lane.pauses", null,
                         "times this node left a member's data lane for the channel a while", c::lanePauses),
-                count("sessionrep.transport.lane.given.up", null, "sync exchanges given up 50 ms after another"
-                        + " backup stored the update", c::laneExchangesGivenUp));
+                count("sessionrep.transport.lane.given.up", null, "sync exchanges given up "
+                        + LaneClient.NO_LONGER_NEEDED_GRACE_MILLIS + " ms after another backup stored the update", c::laneExchangesGivenUp));
     }
 
     private static io.sessionrep.core.transport.TransportCount count(String name, String reason, String description,

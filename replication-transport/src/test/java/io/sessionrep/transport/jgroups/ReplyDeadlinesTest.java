@@ -44,8 +44,7 @@ class ReplyDeadlinesTest {
     void aReadThatGetsNothingIsEndedByItsDeadline() {
         long started = System.nanoTime();
         ReplyDeadlines.Deadline d = deadlines.start(client, 200);
-        assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
-        long waited = (System.nanoTime() - started) / 1_000_000;
+        long waited = millisUntilTheReadFails(started);
         assertTrue(waited >= 190 && waited < 5_000, "ended after " + waited + " ms");
         assertTrue(d.expired());
         assertTrue(client.isClosed());
@@ -67,8 +66,7 @@ class ReplyDeadlinesTest {
         long started = System.nanoTime();
         ReplyDeadlines.Deadline d = deadlines.start(client, 20_000);
         deadlines.cutShort(d, 100); // the reply is no longer needed
-        assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
-        long waited = (System.nanoTime() - started) / 1_000_000;
+        long waited = millisUntilTheReadFails(started);
         assertTrue(waited >= 90 && waited < 5_000, "ended after " + waited + " ms, not at the 20 s deadline");
         assertTrue(d.expired());
         assertTrue(d.cut(), "given up, not timed out");
@@ -82,13 +80,18 @@ class ReplyDeadlinesTest {
             Thread.sleep(100); // the thread sleeps towards the 20 s deadline
             long started = System.nanoTime();
             ReplyDeadlines.Deadline early = deadlines.start(client, 200);
-            assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
-            long waited = (System.nanoTime() - started) / 1_000_000;
+            long waited = millisUntilTheReadFails(started);
             assertTrue(waited >= 190 && waited < 5_000, "ended after " + waited + " ms");
             assertTrue(early.expired());
             assertTrue(deadlines.finish(late), "the later exchange is still within its deadline");
             assertFalse(other.isClosed());
         }
+    }
+
+    /** Blocks in a read of the client's socket until the deadline closes it; milliseconds from {@code started}. */
+    private long millisUntilTheReadFails(long started) {
+        assertThrows(IOException.class, () -> client.getInputStream().read(), "the blocked read fails once closed");
+        return (System.nanoTime() - started) / 1_000_000;
     }
 
     @Test

@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
-import io.sessionrep.core.placement.BackupPlacement;
 import io.sessionrep.core.testing.RecordingEvents;
+import io.sessionrep.core.testing.SessionIds;
 import io.sessionrep.core.testing.TestSession;
 import io.sessionrep.core.transport.Member;
 import org.junit.jupiter.api.AfterEach;
@@ -53,13 +53,12 @@ class SyncBackupCrashTest {
 
     @Test
     void aRequestWhoseBackupDiesBeforeAcknowledgingIsStoredOnTheNextBackupBeforeItReturns() throws Exception {
-        int[] ports = TestNodes.freePorts(3); // a, b (the child JVM, which never answers), c
-        SessionReplicator a = start("a", 1, true, ports[0], ports[1], ports[2]);
-        SessionReplicator c = start("c", 1, true, ports[2], ports[0]);
-        Process b = child("b", ports[1], ports[0]);
-        awaitView(3, b, a, c);
+        ThreeNodes three = threeNodesWithSilentB(1);
+        SessionReplicator a = three.a();
+        SessionReplicator c = three.c();
+        Process b = three.b();
 
-        String id = sessionBackedUpBy(a, 1, List.of("b"));
+        String id = SessionIds.backedUpBy(a, 1, List.of("b"));
         TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
         CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
         Thread.sleep(500);
@@ -107,14 +106,13 @@ class SyncBackupCrashTest {
      */
     @Test
     void withTwoBackupsTheFirstHungTheRequestReturnsOnceTheSecondStoredIt() throws Exception {
-        int[] ports = TestNodes.freePorts(3); // a, b (the child JVM, which never answers), c
-        SessionReplicator a = start("a", 2, true, ports[0], ports[1], ports[2]);
-        SessionReplicator c = start("c", 2, true, ports[2], ports[0]);
-        Process b = child("b", ports[1], ports[0]);
-        awaitView(3, b, a, c);
+        ThreeNodes three = threeNodesWithSilentB(2);
+        SessionReplicator a = three.a();
+        SessionReplicator c = three.c();
+        Process b = three.b();
 
-        String id = sessionBackedUpBy(a, 2, List.of("b", "c")); // b first: its update goes over the lane
-        TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
+        String id = SessionIds.backedUpBy(a, 2, List.of("b", "c")); // b first: its update goes over the lane
+        TestSession session = new TestSession(id, System.currentTimeMillis());
         for (String cart : List.of("three books", "four books")) {
             session.set("cart", cart);
             long started = System.nanoTime();
@@ -145,7 +143,7 @@ class SyncBackupCrashTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> a.members().size() == 3 && b.members().size() == 3
                 && c.members().size() == 3);
 
-        String id = sessionBackedUpBy(a, 2, List.of("b", "c"));
+        String id = SessionIds.backedUpBy(a, 2, List.of("b", "c"));
         TestSession session = new TestSession(id, System.currentTimeMillis());
         for (int n = 1; n <= 5; n++) {
             session.set("cart", n + " books");
@@ -200,6 +198,19 @@ class SyncBackupCrashTest {
         }
     }
 
+    /** a and c in this JVM, b a JVM that never answers, all in one view. */
+    private record ThreeNodes(SessionReplicator a, SessionReplicator c, Process b) {
+    }
+
+    private ThreeNodes threeNodesWithSilentB(int writeQuota) throws Exception {
+        int[] ports = TestNodes.freePorts(3);
+        SessionReplicator a = start("a", writeQuota, true, ports[0], ports[1], ports[2]);
+        SessionReplicator c = start("c", writeQuota, true, ports[2], ports[0]);
+        Process b = child("b", ports[1], ports[0]);
+        awaitView(3, b, a, c);
+        return new ThreeNodes(a, c, b);
+    }
+
     /** a (primary) and c in this JVM, b and d JVMs that never answer; a request of a's waiting for b and d. */
     private record FourNodes(SessionReplicator a, SessionReplicator c, Process b, Process d, String id,
                              CompletableFuture<Void> request) {
@@ -218,7 +229,7 @@ class SyncBackupCrashTest {
         awaitView(4, b, a, c);
         assertTrue(d.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(d)));
 
-        String id = sessionBackedUpBy(a, 2, List.of("b", "d"));
+        String id = SessionIds.backedUpBy(a, 2, List.of("b", "d"));
         TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
         CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
         Thread.sleep(500);
@@ -259,19 +270,4 @@ class SyncBackupCrashTest {
         assertTrue(child.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(child)));
     }
 
-    /** An id whose backups, with {@code primary} as its primary in the current view, are {@code backups}, in order. */
-    private static String sessionBackedUpBy(SessionReplicator primary, int writeQuota, List<String> backups) {
-        BackupPlacement placement = new BackupPlacement(writeQuota, true);
-        Member self = primary.members().stream().filter(m -> m.name().equals(primary.nodeName())).findFirst().orElseThrow();
-        for (int i = 0; ; i++) {
-            String id = "session-" + i;
-            if (names(placement.backups(id, self, primary.members())).equals(backups)) {
-                return id;
-            }
-        }
-    }
-
-    private static List<String> names(List<Member> members) {
-        return members.stream().map(Member::name).toList();
-    }
 }

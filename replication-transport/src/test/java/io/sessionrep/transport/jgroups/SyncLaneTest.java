@@ -123,14 +123,7 @@ class SyncLaneTest {
     @Test
     void aReplyThatDoesNotComeTimesOutWithoutHangingTheCaller() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            try {
-                release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return m;
-        });
+        RecordingReceiver onB = echoOnceReleased(release, 10);
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
         try {
             long started = System.nanoTime();
@@ -154,14 +147,7 @@ class SyncLaneTest {
     @Test
     void anExchangeWhoseReplyIsNoLongerNeededIsGivenUpAfterAGraceAndTheLaneRests() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        RecordingReceiver onB = new RecordingReceiver().answering((sender, m) -> {
-            try {
-                release.await(20, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return m;
-        });
+        RecordingReceiver onB = echoOnceReleased(release, 20);
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
         try {
             java.util.concurrent.CompletableFuture<Void> storedElsewhere = new java.util.concurrent.CompletableFuture<>();
@@ -180,6 +166,18 @@ class SyncLaneTest {
         } finally {
             release.countDown();
         }
+    }
+
+    /** A receiver that answers each request with its own bytes once {@code release} opens (at most after {@code seconds}). */
+    private static RecordingReceiver echoOnceReleased(CountDownLatch release, int seconds) {
+        return new RecordingReceiver().answering((sender, m) -> {
+            try {
+                release.await(seconds, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return m;
+        });
     }
 
     @Test

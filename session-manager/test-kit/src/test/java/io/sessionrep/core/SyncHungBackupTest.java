@@ -1,9 +1,8 @@
 package io.sessionrep.core;
 
 import io.sessionrep.core.config.ReplicationMode;
-import io.sessionrep.core.placement.BackupPlacement;
+import io.sessionrep.core.testing.SessionIds;
 import io.sessionrep.core.testing.TestSession;
-import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +31,7 @@ class SyncHungBackupTest extends SessionReplicatorContract {
         SessionReplicator a = node("a", this::syncQuota2);
         node("b", this::syncQuota2);
         SessionReplicator c = node("c", this::syncQuota2);
-        String id = sessionBackedUpBy(a, List.of("b", "c"));
+        String id = SessionIds.backedUpBy(a, 2, List.of("b", "c"));
 
         transports.get("a").dropWhen((target, bytes) -> target.name().equals("b")
                 && decoded(bytes) instanceof Message.Update);
@@ -49,17 +48,5 @@ class SyncHungBackupTest extends SessionReplicatorContract {
     private io.sessionrep.core.config.ReplicationConfig.Builder syncQuota2(
             io.sessionrep.core.config.ReplicationConfig.Builder options) {
         return options.replicationMode(ReplicationMode.SYNC).syncTimeout(SYNC_TIMEOUT).writeQuota(2);
-    }
-
-    /** An id whose backups, with {@code primary} as its primary, are {@code backups} in order. */
-    private static String sessionBackedUpBy(SessionReplicator primary, List<String> backups) {
-        BackupPlacement placement = new BackupPlacement(2, true);
-        Member self = member(primary, primary.nodeName());
-        for (int i = 0; ; i++) {
-            String id = "s" + i;
-            if (placement.backups(id, self, primary.members()).stream().map(Member::name).toList().equals(backups)) {
-                return id;
-            }
-        }
     }
 }
