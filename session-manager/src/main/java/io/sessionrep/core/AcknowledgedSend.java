@@ -54,15 +54,16 @@ final class AcknowledgedSend {
      * A backup asking for a full copy gets one only while it is still a backup of the session: the update may
      * reach it after its release (sent over the channel meanwhile), and must not bring the copy back.
      *
-     * @param storedElsewhere null, or a stage that completes once another backup stored the update: the exchange is
-     *                        then given up shortly after if it has no reply yet, and the update goes over the
-     *                        channel as after a time-out (a backup that hangs holds the request only that long)
+     * @param noLongerNeeded null, or a stage that completes once this reply no longer decides the request (another
+     *                       backup stored the update, or left the view): the exchange is then given up shortly after
+     *                       if it has no reply yet, and the update goes over the channel as after a time-out (a
+     *                       backup that hangs holds the request only that long)
      */
     CompletableFuture<Message.AckStatus> sendOnCallerThread(Member target, Encoded update, java.time.Duration timeout,
-                                                            CompletableFuture<Void> storedElsewhere) {
+                                                            CompletableFuture<Void> noLongerNeeded) {
         byte[] reply;
         try {
-            reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout, storedElsewhere);
+            reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout, noLongerNeeded);
         } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
             // written, then the path failed or timed out: handled there or not (a backup whose channel was behind
             // does not handle it at all), so sent again over the channel, which delivers it even after its request

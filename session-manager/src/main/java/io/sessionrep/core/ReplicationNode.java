@@ -282,6 +282,19 @@ public final class ReplicationNode implements AutoCloseable {
     }
 
     /**
+     * {@link #withRoute withRoute(clusterId, route)} for the session id {@code sessionId} that a request named,
+     * whose cluster id is {@code clusterId}: {@code sessionId} itself when it is that id already (a request that
+     * reached the node its cookie names, the usual case), so that no new string is made and the hash a lookup
+     * computes on it stays with it for the container's own lookups of the same request.
+     */
+    public static String withRoute(String sessionId, String clusterId, String route) {
+        boolean local = sessionId.length() == clusterId.length() + 1 + route.length()
+                && sessionId.charAt(clusterId.length()) == '.'
+                && sessionId.startsWith(clusterId) && sessionId.endsWith(route);
+        return local ? sessionId : withRoute(clusterId, route);
+    }
+
+    /**
      * The node name of a node whose container gives session ids the route suffix {@code route} (Tomcat's
      * jvmRoute, Jetty's workerName; null or blank: none): both name the route suffix of session ids, so a
      * node-name that is set must equal it, and one that is not set is the route.

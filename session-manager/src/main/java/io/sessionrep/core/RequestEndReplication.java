@@ -108,9 +108,9 @@ final class RequestEndReplication {
         List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
         OnCallerThread after = dispatched.after();
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
-            CompletableFuture<Void> storedElsewhere = acks.isEmpty() ? null : oneApplied(acks);
+            CompletableFuture<Void> noLongerDecides = acks.isEmpty() ? null : firstBackupNoLongerDecides(acks);
             acks.add(confirmOnAck(after.entry(), after.target(),
-                    acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout, storedElsewhere)));
+                    acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout, noLongerDecides)));
         }
         return awaitFirstAck(acks, started);
     }
@@ -402,6 +402,11 @@ final class RequestEndReplication {
      * the next view rather than wait out sync-timeout for them).
      */
     private static CompletableFuture<Boolean> firstApplied(List<CompletableFuture<Message.AckStatus>> acks) {
+        for (CompletableFuture<Message.AckStatus> ack : acks) {
+            if (ack.isDone() && !ack.isCompletedExceptionally() && ack.join() == Message.AckStatus.APPLIED) {
+                return CompletableFuture.completedFuture(true); // stored already: a departure seen first is no miss
+            }
+        }
         CompletableFuture<Boolean> first = new CompletableFuture<>();
         for (CompletableFuture<Message.AckStatus> ack : acks) {
             ack.whenComplete((status, error) -> {
@@ -416,17 +421,22 @@ final class RequestEndReplication {
         return first;
     }
 
-    /** Completes once one of {@code acks} says applied; never otherwise. */
-    private static CompletableFuture<Void> oneApplied(List<CompletableFuture<Message.AckStatus>> acks) {
-        CompletableFuture<Void> applied = new CompletableFuture<>();
+    /**
+     * Completes once the first backup's reply no longer decides the request, whose other backups' {@code acks} are
+     * given: one of them says applied (the update is stored), or failed because its backup left the view (the request
+     * then re-sends to the backups of the next view, {@link #firstApplied}; a first backup that hangs must not hold
+     * it until sync-timeout first). Never otherwise.
+     */
+    private static CompletableFuture<Void> firstBackupNoLongerDecides(List<CompletableFuture<Message.AckStatus>> acks) {
+        CompletableFuture<Void> decided = new CompletableFuture<>();
         for (CompletableFuture<Message.AckStatus> ack : acks) {
-            ack.thenAccept(status -> {
-                if (status == Message.AckStatus.APPLIED) {
-                    applied.complete(null);
+            ack.whenComplete((status, error) -> {
+                if (error == null ? status == Message.AckStatus.APPLIED : isDeparture(error)) {
+                    decided.complete(null);
                 }
             });
         }
-        return applied;
+        return decided;
     }
 
     private void reportSyncMiss(String why, List<Member> sentTo) {

@@ -37,6 +37,8 @@ public class ReplicatedSession extends StandardSession {
     private final transient AtomicInteger unreplicatedAccesses = new AtomicInteger();
     /** Another node owns the session now, or it was invalidated elsewhere: never replicate it from here. */
     private transient volatile boolean disowned;
+    /** The cluster id of the session id it was cut from, kept while the id stays (see {@link #clusterId()}). */
+    private transient ClusterId clusterId;
 
     public ReplicatedSession(ReplicatedSessionManager manager) {
         super(manager);
@@ -54,6 +56,25 @@ public class ReplicatedSession extends StandardSession {
     /** The read-only view the core takes its copy from at request end; the id has no route suffix. */
     SessionSnapshot snapshot() {
         return snapshot;
+    }
+
+    /**
+     * The session id without its route suffix, cut once per id rather than at every request end: the same
+     * string each time, so the hash every lookup of the core computes on it is computed once (a new string per
+     * request showed in profiles). Recomputed when Tomcat gives the session another id (the cached one names
+     * the id it was cut from, compared by identity: any assignment of {@code id} is seen, whatever the path).
+     */
+    String clusterId() {
+        String current = getIdInternal();
+        ClusterId cached = clusterId; // a record: its final fields make a racy read safe
+        if (cached == null || cached.sessionId() != current) {
+            cached = new ClusterId(current, ReplicationNode.clusterId(current));
+            clusterId = cached;
+        }
+        return cached.clusterId();
+    }
+
+    private record ClusterId(String sessionId, String clusterId) {
     }
 
     // ------------------------------------------------------------------ tracking
@@ -198,7 +219,7 @@ public class ReplicatedSession extends StandardSession {
     private final class Snapshot implements SessionSnapshot {
         @Override
         public String id() {
-            return ReplicationNode.clusterId(getIdInternal());
+            return clusterId();
         }
 
         @Override

@@ -389,7 +389,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             return live;
         }
         String clusterId = ReplicationNode.clusterId(id);
-        String localId = ReplicationNode.withRoute(clusterId, running.nodeName());
+        String localId = ReplicationNode.withRoute(id, clusterId, running.nodeName());
         if (LIVE_ONLY.get() == Boolean.TRUE) {
             return sessions.get(localId);
         }
@@ -429,9 +429,8 @@ public class ReplicatedSessionManager extends ManagerBase {
     /** The session is being invalidated or expired here: remove every copy in the cluster. */
     void invalidateInCluster(ReplicatedSession session) {
         SessionReplicator engine = running();
-        String id = session.getIdInternal();
-        if (engine != null && id != null) {
-            engine.invalidate(ReplicationNode.clusterId(id));
+        if (engine != null && session.getIdInternal() != null) {
+            engine.invalidate(session.clusterId());
         }
     }
 
@@ -487,7 +486,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             return null;
         }
         String clusterId = ReplicationNode.clusterId(requested);
-        String localId = ReplicationNode.withRoute(clusterId, running.nodeName());
+        String localId = ReplicationNode.withRoute(requested, clusterId, running.nodeName());
         Session live;
         try {
             // concurrent requests of this node for a session it does not hold live bring it here once
@@ -566,11 +565,10 @@ public class ReplicatedSessionManager extends ManagerBase {
      */
     void unvalvedAccessEnded(ReplicatedSession session) {
         SessionReplicator engine = running();
-        String id = session.getIdInternal();
-        if (engine == null || id == null) {
+        if (engine == null || session.getIdInternal() == null) {
             return;
         }
-        String clusterId = ReplicationNode.clusterId(id);
+        String clusterId = session.clusterId();
         if (engine.enter(clusterId) != SessionAccess.OWNED) {
             return;
         }

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledges. The request must not answer with the update held by the primary alone: once the view has dropped
  * the dead backup, the session's next backup gets a full copy and acknowledges it, within the same sync-timeout.
  * With write-quota 2 too, where the other backup stays silent; and with write-quota 2 a first backup that hangs
- * (alive, never answering its lane) does not hold the request once the second has stored the update.
+ * (alive, never answering its lane) does not hold the request once the second has stored the update, or has left.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SyncBackupCrashTest {
@@ -129,6 +129,26 @@ class SyncBackupCrashTest {
     }
 
     /**
+     * Write-quota 2 with the data lane, a re-send meeting a hung backup: the request waits for b (over the lane; b is
+     * alive and never answers) and for d (over the channel); d dies. Its departure ends the wait for b too (b's
+     * exchange is given up shortly after), and the re-send's full copies go to the backups of the next view: b first
+     * again (still hung; its lane resting, so over the channel) and c. The request returns once c stored the update,
+     * not after sync-timeout, which b's exchange alone held it for before.
+     */
+    @Test
+    void withTwoBackupsTheFirstHungAndTheOtherDeadTheReSendReturnsOnceTheNextStoredIt() throws Exception {
+        FourNodes nodes = fourNodesWaitingForBAndD(true,
+                a -> SessionIds.backedUpBy(a, 2, List.of("b", "d"), "d", List.of("b", "c")));
+        nodes.d().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+
+        nodes.request().get(SYNC_TIMEOUT.toMillis() / 3, TimeUnit.MILLISECONDS);
+        nodes.assertStoredOnC();
+        assertTrue(nodes.b().isAlive(), "b stayed, hung");
+        assertEquals(1, transports.get("a").counters().laneExchangesGivenUp(),
+                "b's exchange was given up once; the re-send found its lane resting");
+    }
+
+    /**
      * Write-quota 2 with the data lane, the first backup slow rather than hung: it handles each update 1 s late
      * (a GC pause), well within sync-timeout but past the grace after the second backup stored it. The requests
      * return without waiting for it, and it still ends up holding every update (the given-up exchange's update went
@@ -221,6 +241,11 @@ class SyncBackupCrashTest {
     }
 
     private FourNodes fourNodesWaitingForBAndD(boolean dataLane) throws Exception {
+        return fourNodesWaitingForBAndD(dataLane, a -> SessionIds.backedUpBy(a, 2, List.of("b", "d")));
+    }
+
+    private FourNodes fourNodesWaitingForBAndD(boolean dataLane, java.util.function.Function<SessionReplicator, String> sessionId)
+            throws Exception {
         int[] ports = TestNodes.freePorts(4); // a, b, c, d
         SessionReplicator a = start("a", 2, dataLane, ports[0], ports[1], ports[2], ports[3]);
         SessionReplicator c = start("c", 2, dataLane, ports[2], ports[0]);
@@ -229,7 +254,7 @@ class SyncBackupCrashTest {
         awaitView(4, b, a, c);
         assertTrue(d.isAlive(), () -> "child node died: " + ChildNode.read(logs.get(d)));
 
-        String id = SessionIds.backedUpBy(a, 2, List.of("b", "d"));
+        String id = sessionId.apply(a);
         TestSession session = new TestSession(id, System.currentTimeMillis()).set("cart", "three books");
         CompletableFuture<Void> request = CompletableFuture.runAsync(() -> a.requestEnd(session, session.tracker));
         Thread.sleep(500);

@@ -207,6 +207,20 @@ class ReplicationNodeTest {
     }
 
     @Test
+    void aRequestedIdThatIsTheLocalOneAlreadyIsUsedAsIs() {
+        String requested = new String("3F2A9C.node-a");
+        assertSame(requested, ReplicationNode.withRoute(requested, "3F2A9C", "node-a"), "the node's own route");
+        assertEquals("3F2A9C.node-a", ReplicationNode.withRoute("3F2A9C.node-b", "3F2A9C", "node-a"), "another node's route");
+        assertEquals("3F2A9C.node-a", ReplicationNode.withRoute("3F2A9C", "3F2A9C", "node-a"), "no route");
+        assertEquals("3F2A9C.node-a", ReplicationNode.withRoute("3F2A9C.node-a.lb1", "3F2A9C", "node-a"),
+                "a suffix a balancer appended");
+        assertEquals("3F2A9C.node-a", ReplicationNode.withRoute("3F2A9C.xnode-a", "3F2A9C", "node-a"),
+                "a route that only ends like this node's");
+        assertEquals("3F2A9C.node-a", ReplicationNode.withRoute("3F2A9Cxnode-a", "3F2A9C", "node-a"),
+                "no dot where the route begins");
+    }
+
+    @Test
     void nodeNameAndTheContainersRouteMustAgree() {
         assertEquals("a", ReplicationNode.nodeName(null, "a", ReplicationNodeTest::mismatch), "route only");
         assertEquals("a", ReplicationNode.nodeName(" a ", null, ReplicationNodeTest::mismatch), "node-name only");
