@@ -60,7 +60,7 @@ final class AcknowledgedSend {
      *                       backup that hangs holds the request only that long)
      */
     CompletableFuture<Message.AckStatus> sendOnCallerThread(Member target, Encoded update, java.time.Duration timeout,
-                                                            CompletableFuture<Void> noLongerNeeded) {
+                                                            CompletableFuture<?> noLongerNeeded) {
         byte[] reply;
         try {
             reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout, noLongerNeeded);

@@ -108,7 +108,7 @@ final class RequestEndReplication {
         List<CompletableFuture<Message.AckStatus>> acks = dispatched.acks();
         OnCallerThread after = dispatched.after();
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
-            CompletableFuture<Void> noLongerDecides = acks.isEmpty() ? null : firstBackupNoLongerDecides(acks);
+            CompletableFuture<Boolean> noLongerDecides = acks.isEmpty() ? null : appliedOrDeparted(acks);
             acks.add(confirmOnAck(after.entry(), after.target(),
                     acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout, noLongerDecides)));
         }
@@ -407,36 +407,29 @@ final class RequestEndReplication {
                 return CompletableFuture.completedFuture(true); // stored already: a departure seen first is no miss
             }
         }
-        CompletableFuture<Boolean> first = new CompletableFuture<>();
-        for (CompletableFuture<Message.AckStatus> ack : acks) {
-            ack.whenComplete((status, error) -> {
-                if (error == null && status == Message.AckStatus.APPLIED) {
-                    first.complete(true);
-                } else if (error != null && isDeparture(error)) {
-                    first.complete(false);
-                }
-            });
-        }
+        CompletableFuture<Boolean> first = appliedOrDeparted(acks);
         CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> first.complete(false));
         return first;
     }
 
     /**
-     * Completes once the first backup's reply no longer decides the request, whose other backups' {@code acks} are
-     * given: one of them says applied (the update is stored), or failed because its backup left the view (the request
-     * then re-sends to the backups of the next view, {@link #firstApplied}; a first backup that hangs must not hold
-     * it until sync-timeout first). Never otherwise.
+     * True once one of {@code acks} says applied, false once one failed because its backup left the view; never
+     * completes otherwise. Given the other backups' acknowledgements, it also tells when the first backup's reply no
+     * longer decides the request (the update is stored, or the request re-sends to the next view's backups): a first
+     * backup that hangs must not hold the request until sync-timeout then.
      */
-    private static CompletableFuture<Void> firstBackupNoLongerDecides(List<CompletableFuture<Message.AckStatus>> acks) {
-        CompletableFuture<Void> decided = new CompletableFuture<>();
+    private static CompletableFuture<Boolean> appliedOrDeparted(List<CompletableFuture<Message.AckStatus>> acks) {
+        CompletableFuture<Boolean> outcome = new CompletableFuture<>();
         for (CompletableFuture<Message.AckStatus> ack : acks) {
             ack.whenComplete((status, error) -> {
-                if (error == null ? status == Message.AckStatus.APPLIED : isDeparture(error)) {
-                    decided.complete(null);
+                if (error == null && status == Message.AckStatus.APPLIED) {
+                    outcome.complete(true);
+                } else if (error != null && isDeparture(error)) {
+                    outcome.complete(false);
                 }
             });
         }
-        return decided;
+        return outcome;
     }
 
     private void reportSyncMiss(String why, List<Member> sentTo) {
