@@ -45,7 +45,10 @@ public final class CrashAwareVerifySuspect extends VERIFY_SUSPECT2 {
      * sockets one by one, so the connection another member watched can close before the listening port does, and
      * the first probe then still connects. All within the verification's timeout; none once the suspect is settled.
      */
-    static final long[] REPROBE_AFTER_MS = {50, 150, 350, 750};
+    private static final long[] REPROBE_AFTER_MS = {50, 150, 350, 750};
+
+    /** At most this many probes per suspicion (a live member's server sees each as a connection closed early). */
+    public static final int MAX_PROBES = 1 + REPROBE_AFTER_MS.length;
 
     private final LongAdder confirmedByRefusal = new LongAdder();
 

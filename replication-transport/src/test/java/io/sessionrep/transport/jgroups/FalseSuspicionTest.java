@@ -20,12 +20,13 @@ import java.util.logging.Logger;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A member that suspects another probes its transport port ({@code CrashAwareVerifySuspect}) and confirms the
  * suspicion at once only if the port refuses. A live member wrongly suspected (here: a suspicion raised by hand
- * in b's stack) stays in the view, is not confirmed by the probe, and its server logs the probe's connection,
- * which closes before it says who it is, at DEBUG: no warning on every false suspicion. Plain and with TLS (the
+ * in b's stack) stays in the view, is not confirmed by the probe, and its server logs the probe's connection
+ * (or, if its answer is slow, the few probes' connections), which closes before it says who it is, at DEBUG: no warning on every false suspicion. Plain and with TLS (the
  * probe then completes a handshake with the prober's key).
  */
 @Timeout(60)
@@ -103,9 +104,12 @@ class FalseSuspicionTest {
             Thread.sleep(2 * CrashAwareVerifySuspect.class.getDeclaredConstructor().newInstance().getTimeout() + 500);
             assertEquals(0, verifier.confirmedByRefusal(), "a live member's port accepts: no confirmation");
             assertEquals(2, b.members().size(), "a answered 'are you dead?' and stays: " + b.members());
-            assertEquals(List.of(Level.FINE), acceptFailures.stream().map(LogRecord::getLevel).toList(),
-                    () -> "the probe's connection, once, at DEBUG: " + acceptFailures.stream()
-                            .map(r -> r.getLevel() + " " + r.getMessage()).toList());
+            // probed once, or again while a's answer was still on its way (a loaded machine), each time at DEBUG
+            List<Level> levels = acceptFailures.stream().map(LogRecord::getLevel).toList();
+            java.util.function.Supplier<String> seen = () -> "the probes' connections, at DEBUG: " + acceptFailures.stream()
+                    .map(r -> r.getLevel() + " " + r.getMessage()).toList();
+            assertTrue(levels.size() <= CrashAwareVerifySuspect.MAX_PROBES, seen);
+            assertEquals(List.of(Level.FINE), levels.stream().distinct().toList(), seen);
         } finally {
             SERVER_LOG.removeHandler(recorder);
             SERVER_LOG.setLevel(before);
