@@ -41,9 +41,11 @@ public final class CrashAwareVerifySuspect extends VERIFY_SUSPECT2 {
     static final int PROBE_TIMEOUT_MS = 500;
 
     /**
-     * When the probes after the first start, in milliseconds after the first: a dying process's kernel closes its
-     * sockets one by one, so the connection another member watched can close before the listening port does, and
-     * the first probe then still connects. All within the verification's timeout; none once the suspect is settled.
+     * When the probes after the first start, in milliseconds after the first (each waits this much less the entry
+     * before it, counted from the end of the probe before, which takes at most {@link #PROBE_TIMEOUT_MS}): a dying
+     * process's kernel closes its sockets one by one, so the connection another member watched can close before the
+     * listening port does, and the first probe then still connects. None once the suspect is settled (it answered,
+     * was removed or timed out), none at or past the verification's timeout.
      */
     private static final long[] REPROBE_AFTER_MS = {50, 150, 350, 750};
 
