@@ -72,7 +72,8 @@ final class RequestEndReplication {
      * Replicates; in sync mode waits for the first acknowledgement, at most sync-timeout. When no backup stored the
      * update because one that was asked left the view meanwhile (it crashed while the request waited), the session's
      * backups in the new view get a full copy and the request waits for one of them, in what is left of the same
-     * sync-timeout: a sync response still means that a live backup holds the update, not only the primary.
+     * sync-timeout, and so again if one of those leaves too: a sync response still means that a live backup holds
+     * the update, not only the primary.
      */
     void replicate(SessionSnapshot session, ChangeTracker.Changes changes) {
         Dispatched dispatched = dispatch(session, changes, false);
@@ -81,17 +82,22 @@ final class RequestEndReplication {
         }
         long started = System.nanoTime();
         String miss = sendAndAwait(dispatched, started, node.config.syncTimeout());
-        List<Member> sentTo = dispatched.targets();
-        if (miss != null && backupLeft(dispatched, started)) {
+        Dispatched last = dispatched;
+        // backups that die one after the other (a rack lost, seen in two views): each departure sends again to the
+        // backups of the view after it; each round needs a member of the last one to have left, within sync-timeout
+        while (miss != null && backupLeft(last, started)) {
             Dispatched again = dispatch(session, NO_CHANGES, true); // full copies to the backups it has now
-            if (!again.isEmpty()) {
-                LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(session.id()) + ": backup(s) "
-                        + dispatched.targets() + " left before acknowledging; a full copy goes to " + again.targets());
-                long left = node.config.syncTimeout().toNanos() - (System.nanoTime() - started);
-                miss = sendAndAwait(again, started, java.time.Duration.ofNanos(Math.max(1_000_000, left)));
-                sentTo = again.targets();
+            if (again.isEmpty()) {
+                break;
             }
+            Dispatched left = last;
+            LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(session.id()) + ": backup(s) "
+                    + left.targets() + " left before acknowledging; a full copy goes to " + again.targets());
+            long remaining = node.config.syncTimeout().toNanos() - (System.nanoTime() - started);
+            miss = sendAndAwait(again, started, java.time.Duration.ofNanos(Math.max(1_000_000, remaining)));
+            last = again;
         }
+        List<Member> sentTo = last.targets();
         if (miss != null) {
             node.metrics.syncTimeouts.increment();
             reportSyncMiss(miss, sentTo);
