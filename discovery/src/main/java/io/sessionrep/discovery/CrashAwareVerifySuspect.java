@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.LongAdder;
  * member's port accepts, even while the process hangs (its kernel completes the handshake), and a member
  * behind a partition or on a machine that is gone does not answer at all. Only a refusal confirms; after an
  * accepted connection, a time-out or any other failure the port is probed again a few times while the suspicion
- * is open ({@link #REPROBE_AFTER_MS}: a process being killed may still hold its listening socket when the
+ * is open ({@link #FIRST_REPROBE_DELAY_MS}: a process being killed may still hold its listening socket when the
  * connection that raised the suspicion has closed), and failing a refusal the suspect is left to the usual
  * verification (no answer to "are you dead?" within the timeout). Without this a killed member stayed in the view for
  * 1.1 to 2.0 s (the verification's 1 s, checked once a second), and requests for its sessions waited that
@@ -41,16 +41,15 @@ public final class CrashAwareVerifySuspect extends VERIFY_SUSPECT2 {
     static final int PROBE_TIMEOUT_MS = 500;
 
     /**
-     * When the probes after the first start, in milliseconds after the first (each waits this much less the entry
-     * before it, counted from the end of the probe before, which takes at most {@link #PROBE_TIMEOUT_MS}): a dying
-     * process's kernel closes its sockets one by one, so the connection another member watched can close before the
-     * listening port does, and the first probe then still connects. None once the suspect is settled (it answered,
-     * was removed or timed out), none at or past the verification's timeout.
+     * How long after a probe that was not refused the next one starts; the wait doubles each time (50, 100, 200,
+     * 400 ms). A dying process's kernel closes its sockets one by one, so the connection another member watched can
+     * close before the listening port does, and the first probe then still connects. None once the suspect is settled
+     * (it answered, was removed, or its verification timed out).
      */
-    private static final long[] REPROBE_AFTER_MS = {50, 150, 350, 750};
+    static final long FIRST_REPROBE_DELAY_MS = 50;
 
     /** At most this many probes per suspicion (a live member's server sees each as a connection closed early). */
-    public static final int MAX_PROBES = 1 + REPROBE_AFTER_MS.length;
+    public static final int MAX_PROBES = 5;
 
     private final LongAdder confirmedByRefusal = new LongAdder();
 
@@ -89,8 +88,8 @@ public final class CrashAwareVerifySuspect extends VERIFY_SUSPECT2 {
             }
             return;
         }
-        if (attempt < REPROBE_AFTER_MS.length && REPROBE_AFTER_MS[attempt] < getTimeout() && isSuspect(member)) {
-            long delay = REPROBE_AFTER_MS[attempt] - (attempt == 0 ? 0 : REPROBE_AFTER_MS[attempt - 1]);
+        if (attempt + 1 < MAX_PROBES && isSuspect(member)) {
+            long delay = FIRST_REPROBE_DELAY_MS << attempt;
             log.debug("%s: suspect %s %s at %s; probing again in %d ms", local_addr, member, outcome, port, delay);
             try {
                 getTransport().getTimer().schedule(() -> probe(member, port, attempt + 1), delay, TimeUnit.MILLISECONDS);

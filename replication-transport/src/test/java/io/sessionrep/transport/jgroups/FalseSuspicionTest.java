@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A member that suspects another probes its transport port ({@code CrashAwareVerifySuspect}) and confirms the
  * suspicion at once only if the port refuses. A live member wrongly suspected (here: a suspicion raised by hand
  * in b's stack) stays in the view, is not confirmed by the probe, and its server logs the probe's connection
- * (or, if its answer is slow, the few probes' connections), which closes before it says who it is, at DEBUG: no warning on every false suspicion. Plain and with TLS (the
- * probe then completes a handshake with the prober's key).
+ * (or, if its answer is slow, the few probes' connections), which closes before it says who it is, at DEBUG: no
+ * warning on every false suspicion. Plain and with TLS (the probe then completes a handshake with the prober's key).
  */
 @Timeout(60)
 class FalseSuspicionTest {

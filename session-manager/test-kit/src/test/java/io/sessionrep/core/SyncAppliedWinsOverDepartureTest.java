@@ -12,8 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -29,14 +27,16 @@ class SyncAppliedWinsOverDepartureTest extends SessionReplicatorContract {
     private static volatile boolean cDeparted;
 
     SyncAppliedWinsOverDepartureTest() {
-        super(cDepartsForAAndBAnswersOnTheCallerThread());
+        super(cDepartsForA());
     }
 
     /**
-     * a's requests to c fail as a departure (c stays in the view); its update to the first backup, b, is answered
-     * on the request thread (as over the JGroups lane), so that b's acknowledgement is complete when the request waits.
+     * a's requests to c fail as a departure (c stays in the view). a's update to its first backup, b, meant for a
+     * direct path, is answered on the request thread ({@code DroppingTransport}, which wraps every contract node's
+     * transport, requests it so when the in-memory transport has no such path), so that b's acknowledgement is
+     * complete when the request waits.
      */
-    private static ContractNetwork cDepartsForAAndBAnswersOnTheCallerThread() {
+    private static ContractNetwork cDepartsForA() {
         cDeparted = false;
         return ContractNetwork.inMemory().wrapping("a", transport -> new ForwardingTransport(transport) {
             @Override
@@ -44,16 +44,6 @@ class SyncAppliedWinsOverDepartureTest extends SessionReplicatorContract {
                 return cDeparted && target.name().equals("c")
                         ? CompletableFuture.failedFuture(new MemberLeftException("c left (the test)"))
                         : super.request(target, message, timeout);
-            }
-
-            @Override
-            public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                                java.util.concurrent.CompletionStage<?> noLongerNeeded) {
-                try {
-                    return super.request(target, message, timeout).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException e) {
-                    throw new IllegalStateException(e);
-                }
             }
         });
     }
