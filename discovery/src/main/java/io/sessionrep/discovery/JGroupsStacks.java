@@ -51,7 +51,9 @@ import java.util.stream.Collectors;
  *     Replication traffic stays on TCP in every sub-mode.</li>
  * </ul>
  * In every mode a joining node sends its discovery request {@value #DISCOVERY_RUNS} times within GMS's join
- * timeout (JGroups' {@code num_discovery_runs}; at 0, 0.5 and 1 s of the 1.5 s) instead of once. Discovery
+ * timeout (JGroups' {@code num_discovery_runs}; at 0, 0.3, 0.6, 0.9 and 1.2 s of the 1.5 s) instead of once,
+ * each time to every node it has heard of by then: nodes of a static ring that start together learn of each
+ * other round by round ({@link IntroducingTcpping}) and elect one founder. Discovery
  * messages are not retransmitted: with a single request, one lost request or answer made the node find no
  * member, found a cluster of its own and serve requests alone until MERGE3 joined the two, 7 to 20 s later
  * (seen for nodes restarted after {@code kill -9} in {@code RepeatedKillIT}). One way to lose it, read in
@@ -81,7 +83,7 @@ public final class JGroupsStacks {
     /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
     static final int FILE_MAX_JOIN_ATTEMPTS = 3;
     /** How many times a joining node sends its discovery request within the join timeout (see the class comment). */
-    static final int DISCOVERY_RUNS = 3;
+    static final int DISCOVERY_RUNS = 5;
     /** The part of {@code max-session-size} that counts towards the frame-length cap: 8 MiB. */
     static final long FRAME_LIMIT_SESSION_PART = 8L * 1024 * 1024;
     /** Headroom of the frame-length cap above the session part: 1 MiB. */
