@@ -19,11 +19,12 @@ import java.util.concurrent.TimeUnit;
  * mode, several runs each, with min / median / max. Not part of {@code mvn verify} (its name matches neither
  * surefire's nor failsafe's patterns); run it on a quiet machine, alone:
  * <pre>
- * mvn -B -ntp -q -pl test-servlet -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Dit.test=ColdStartMeasurement -Dfailsafe.failIfNoSpecifiedTests=false \
- *     -Dsessionrep.coldstart.modes=static,file,dns,multicast,dynamic-multicast,alone \
+ * mvn -B -ntp -pl test-servlet -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+ *     package failsafe:integration-test failsafe:verify -Dfailsafe.failIfNoSpecifiedTests=false \
+ *     -Dit.test=ColdStartMeasurement -Dsessionrep.coldstart.modes=static,file,dns,multicast,dynamic-multicast,alone \
  *     -Dsessionrep.coldstart.nodes=8 -Dsessionrep.coldstart.runs=5
  * </pre>
+ * (the failsafe goals named rather than the verify phase: the fuzzing runs bound to that phase stay out).
  * {@code -Dsessionrep.node.classpath=<another sessionrep-node.jar>} runs the nodes of another build (before and
  * after a change). Mode {@code alone}: one node whose only peer is down, time from launch to READY (the
  * time it waits for a coordinator is in its log: "no members discovered after ...").
