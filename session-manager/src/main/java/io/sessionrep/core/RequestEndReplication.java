@@ -7,7 +7,6 @@ import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.core.wire.MalformedMessageException;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -254,9 +253,9 @@ final class RequestEndReplication {
             }
             if (node.config.replicationMode() == ReplicationMode.SYNC) {
                 if (update == delta && encodedDelta == null) {
-                    encodedDelta = AcknowledgedSend.encode(delta);
+                    encodedDelta = acknowledged.encode(delta);
                 } else if (update == full && encodedFull == null) {
-                    encodedFull = AcknowledgedSend.encode(full);
+                    encodedFull = acknowledged.encode(full);
                 }
                 AcknowledgedSend.Encoded encoded = update == delta ? encodedDelta : encodedFull;
                 if (after == null) {
@@ -304,7 +303,7 @@ final class RequestEndReplication {
             }
             if (node.config.replicationMode() == ReplicationMode.SYNC) {
                 if (encoded == null) {
-                    encoded = AcknowledgedSend.encode(delta);
+                    encoded = acknowledged.encode(delta);
                 }
                 acks.add(acknowledged.sendWithoutResync(former, encoded));
             } else {

@@ -31,6 +31,10 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.messages.rejected{reason}</td><td>received messages or attributes refused:
  *       malformed, class-not-allowed, undecodable</td></tr>
  *   <tr><td>sessionrep.attributes.not.serializable</td><td>attribute values that could not be serialized</td></tr>
+ *   <tr><td>sessionrep.attributes.incompatible{class}</td><td>attributes not restored because they were written by
+ *       a version of {@code class} this node's version cannot take (a field whose type changed, a class or enum
+ *       constant that does not exist here, a changed serialVersionUID); at most {@value #MAX_CLASS_TAGS} class
+ *       tags, then {@code class=other}</td></tr>
  *   <tr><td>sessionrep.sessions.too.large</td><td>replications skipped because of max-session-size</td></tr>
  *   <tr><td>sessionrep.takeovers{source=local-backup|cluster}</td><td>sessions this node became primary of</td></tr>
  *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
@@ -67,6 +71,9 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String SYNC_TIMEOUTS = "sessionrep.sync.timeouts";
     public static final String REJECTED = "sessionrep.messages.rejected";
     public static final String NOT_SERIALIZABLE = "sessionrep.attributes.not.serializable";
+    public static final String INCOMPATIBLE = "sessionrep.attributes.incompatible";
+    /** Class names come from received bytes: this many distinct {@code class} tags, the rest counted as other. */
+    public static final int MAX_CLASS_TAGS = 100;
     public static final String TOO_LARGE = "sessionrep.sessions.too.large";
     public static final String TAKEOVERS = "sessionrep.takeovers";
     public static final String TAKEOVER_MISSES = "sessionrep.takeover.misses";
@@ -111,6 +118,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     private final Tags tags;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
     private final List<java.util.function.LongSupplier> countSuppliers = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.ConcurrentHashMap<String, Counter> incompatibleByClass =
+            new java.util.concurrent.ConcurrentHashMap<>();
     public final Counter fullSent;
     public final Counter deltaSent;
     public final Counter bytesSent;
@@ -191,6 +200,16 @@ public final class ReplicationMetrics implements AutoCloseable {
 
     private Counter bytes(String name) {
         return track(Counter.builder(name).baseUnit("bytes").tags(tags).register(registry));
+    }
+
+    /** The count of attributes not restored because of an incompatible version of {@code className}. */
+    public Counter incompatible(String className) {
+        Counter counter = incompatibleByClass.get(className);
+        if (counter != null) {
+            return counter;
+        }
+        String tag = incompatibleByClass.size() < MAX_CLASS_TAGS ? className : "other";
+        return incompatibleByClass.computeIfAbsent(tag, t -> counter(INCOMPATIBLE, "class", t));
     }
 
     /** Registers a transport's own count as a counter with this node's tags (and its reason, if it has one). */
