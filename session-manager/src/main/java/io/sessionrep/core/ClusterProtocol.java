@@ -43,7 +43,7 @@ final class ClusterProtocol {
         this.nodeName = nodeName;
         this.ours = ours;
         this.attributes = attributes;
-        this.agreed = ours.newest();
+        this.agreed = newestWritten();
         attributes.writeIn(formatOf(agreed));
     }
 
@@ -62,7 +62,7 @@ final class ClusterProtocol {
      * overlaps this node's reads. Returns the members whose range does not (reported once each).
      */
     List<Member> viewChanged(List<Member> view, Function<Member, ProtocolRange> protocolsOf) {
-        int newest = ours.newest();
+        int newest = newestWritten();
         List<Member> strangers = new ArrayList<>();
         StringBuilder ranges = new StringBuilder();
         for (Member member : view) {
@@ -89,6 +89,11 @@ final class ClusterProtocol {
                     + formatOf(newest) + "; it reads " + ours + "; members: " + ranges + ")");
         }
         return strangers;
+    }
+
+    /** The newest protocol this node states and this build writes (a node may state fewer, to rehearse a release). */
+    private int newestWritten() {
+        return Math.min(ours.newest(), WireCodec.CURRENT);
     }
 
     /** Why {@code member} and this node cannot replicate to each other, and what to do. */
