@@ -5,8 +5,8 @@ package io.sessionrep.core.serial;
  * under the same allowlist and limits; they differ in how an application class's fields are laid out, which is
  * what decides whether a value survives a change of its class.
  * <ul>
- *   <li>{@link #FIELD_ORDER}: fields one after the other in the order the writer's class declares them, nothing
- *       else. A reader whose class has a field more, less or elsewhere reads the wrong bytes. The only format of
+ *   <li>{@link #FIELD_ORDER}: fields one after the other, sorted by name, nothing else (Kryo's
+ *       {@code FieldSerializer}). A reader whose class has a field more or less reads the wrong bytes. The only format of
  *       wire protocol 2; kept so that a node reads what protocol-2 nodes send and writes what they read while
  *       they are in its view.</li>
  *   <li>{@link #NAMED_FIELDS}: each value carries, once per class it holds, the names and declared types of
