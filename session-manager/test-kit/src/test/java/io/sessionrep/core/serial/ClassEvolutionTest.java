@@ -97,6 +97,33 @@ class ClassEvolutionTest {
     }
 
     @Test
+    void anAddedFieldTakesWhatTheNoArgumentConstructorGivesItOrElseItsJvmDefault() throws Exception {
+        Version v1 = version("Cart", CART_V1);
+        Version v2 = version("Cart", """
+                public class Cart implements java.io.Serializable {
+                    java.util.List<String> items;
+                    int count;
+                    String coupon = "none";
+                    int limit = 10;
+                }""");
+        Version v2WithoutNoArgumentConstructor = version("Cart", """
+                public class Cart implements java.io.Serializable {
+                    java.util.List<String> items;
+                    int count;
+                    String coupon = "none";
+                    public Cart(int count) { this.count = count; }
+                }""");
+
+        Object withConstructor = v2.read(v1.serializer.serialize(v1.make("Cart", "items", List.of("a"), "count", 1)));
+        assertEquals("none", field(withConstructor, "coupon"));
+        assertEquals(10, field(withConstructor, "limit"));
+        assertEquals(1, field(withConstructor, "count"));
+        Object without = v2WithoutNoArgumentConstructor.read(v1.serializer.serialize(v1.make("Cart", "count", 2)));
+        assertNull(field(without, "coupon"), "created without a constructor, as Java serialization would");
+        assertEquals(2, field(without, "count"));
+    }
+
+    @Test
     void aRemovedFieldIsSkippedAndMissingInTheOtherDirection() throws Exception {
         Version v1 = version("Cart", """
                 public class Cart implements java.io.Serializable {
