@@ -27,9 +27,9 @@ import java.lang.reflect.InvocationTargetException;
  * constructor that refuses the values make the whole value incompatible ({@link IncompatibleValueException}):
  * nothing is guessed. Bytes that contradict themselves (a value longer or shorter than its frame) are malformed.
  *
- * <p>Objects of other classes are created as Kryo creates them (the no-argument constructor if there is one, else
- * without a constructor, as Java serialization does), so field initializers do not run for fields the writer
- * lacked.
+ * <p>Objects of other classes are created as Kryo creates them: with the no-argument constructor if there is one
+ * (so a field the writer lacked keeps its initializer's value), else without a constructor (then at its JVM
+ * default, as Java serialization leaves it).
  */
 final class NamedFieldSerializer extends Serializer<Object> {
     /** Bytes a schema entry takes at least: a one-byte name, its kind, its fingerprint. */
