@@ -22,6 +22,9 @@ import java.util.Map;
  * incompatible value ({@link IncompatibleValueException}): a class of another version of the application.
  */
 final class ClassTableResolver extends AllowlistClassResolver {
+    /** Classes loaded by name, kept across values as Kryo keeps its own (only those found: names come from peers). */
+    private static final int MAX_LOADED = 1024;
+    private final Map<String, Class<?>> loaded = new java.util.HashMap<>();
     private final Map<Class<?>, Integer> writtenIndex = new IdentityHashMap<>();
     private final List<String> writtenNames = new ArrayList<>();
     private String[] readNames;
@@ -77,11 +80,17 @@ final class ClassTableResolver extends AllowlistClassResolver {
         Class<?> type = readClasses[index];
         if (type == null) {
             String name = readNames[index];
-            try {
-                type = Class.forName(name, false, kryo.getClassLoader());
-            } catch (ClassNotFoundException | LinkageError e) {
-                throw new KryoException(new IncompatibleValueException(name, null,
-                        "no such class on this node (" + e.getClass().getSimpleName() + ")"));
+            type = loaded.get(name);
+            if (type == null) {
+                try {
+                    type = Class.forName(name, false, kryo.getClassLoader());
+                } catch (ClassNotFoundException | LinkageError e) {
+                    throw new KryoException(new IncompatibleValueException(name, null,
+                            "no such class on this node (" + e.getClass().getSimpleName() + ")"));
+                }
+                if (loaded.size() < MAX_LOADED) {
+                    loaded.put(name, type);
+                }
             }
             readClasses[index] = type;
         }

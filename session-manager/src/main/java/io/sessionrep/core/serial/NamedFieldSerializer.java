@@ -37,9 +37,23 @@ final class NamedFieldSerializer extends Serializer<Object> {
     private static final byte[] ZEROS = new byte[5];
 
     private final ClassLayout layout;
+    /** The schema exactly as this node writes it: what a writer of the same class version wrote, byte for byte. */
+    private final byte[] ownSchema;
+    /** How this node reads its own schema: every field to its own slot. */
+    private final Resolved ownResolved;
 
     NamedFieldSerializer(Class<?> type) {
         this.layout = ClassLayout.of(type);
+        Output schema = new Output(64, -1);
+        writeSchema(layout, schema);
+        this.ownSchema = schema.toBytes();
+        Kind[] kinds = new Kind[layout.slots.length];
+        int[] local = new int[layout.slots.length];
+        for (int i = 0; i < local.length; i++) {
+            kinds[i] = layout.slots[i].kind();
+            local[i] = i;
+        }
+        this.ownResolved = new Resolved(kinds, local);
     }
 
     /** The writer's schema as this node reads it: for each written field, this class's slot or -1. */
@@ -54,7 +68,7 @@ final class NamedFieldSerializer extends Serializer<Object> {
         ObjectMap<Object, Object> context = kryo.getGraphContext();
         if (!context.containsKey(this)) {
             context.put(this, null);
-            writeSchema(output);
+            output.writeBytes(ownSchema);
         }
         try {
             for (Slot slot : layout.slots) {
@@ -65,7 +79,7 @@ final class NamedFieldSerializer extends Serializer<Object> {
         }
     }
 
-    private void writeSchema(Output output) {
+    private static void writeSchema(ClassLayout layout, Output output) {
         output.writeVarInt(layout.slots.length, true);
         for (Slot slot : layout.slots) {
             output.writeString(slot.name());
@@ -121,7 +135,7 @@ final class NamedFieldSerializer extends Serializer<Object> {
         ObjectMap<Object, Object> context = kryo.getGraphContext();
         Resolved resolved = (Resolved) context.get(this);
         if (resolved == null) {
-            resolved = readSchema(input);
+            resolved = isOwnSchemaNext(input) ? ownResolved : readSchema(input);
             context.put(this, resolved);
         }
         if (layout.isRecord()) {
@@ -155,6 +169,20 @@ final class NamedFieldSerializer extends Serializer<Object> {
             throw new KryoException("cannot set a field of " + layout.type.getName() + ": " + e, e);
         }
         return object;
+    }
+
+    /**
+     * Whether the input continues with this node's own schema (a writer of the same class version, the usual case);
+     * if so, skips it: no names to read or look up.
+     */
+    private boolean isOwnSchemaNext(Input input) {
+        int at = input.position();
+        if (input.limit() - at < ownSchema.length
+                || !java.util.Arrays.equals(input.getBuffer(), at, at + ownSchema.length, ownSchema, 0, ownSchema.length)) {
+            return false;
+        }
+        input.setPosition(at + ownSchema.length);
+        return true;
     }
 
     private Resolved readSchema(Input input) {
