@@ -49,6 +49,38 @@ public final class FuzzSeeds {
 
     enum Kind { A, B }
 
+    /** An application class with Java serialization hooks: its values take the Java-serialization fallback. */
+    static final class Hooked implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        Object content;
+
+        Hooked(Object content) {
+            this.content = content;
+        }
+
+        private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
+            in.defaultReadObject();
+        }
+    }
+
+    /** Java serialization blobs the fallback reads: values of {@link Hooked}, and the hash-rebuilding attack. */
+    static Map<String, byte[]> javaBlobs() {
+        Map<String, byte[]> blobs = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : Map.<String, Object>of("list", new ArrayList<>(List.of("a", 1, 2L)),
+                "tree-map", new TreeMap<>(Map.of("k", new LinkedList<>(List.of(3)))), "cart", values().get("cart"),
+                "nested", new Hooked(new Hooked("in"))).entrySet()) {
+            java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
+            try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(blob)) {
+                out.writeObject(new Hooked(e.getValue()));
+            } catch (IOException x) {
+                throw new java.io.UncheckedIOException(x);
+            }
+            blobs.put("hooked-" + e.getKey(), blob.toByteArray());
+        }
+        blobs.put("attack-concurrent-hash-map-of-shared-lists", HostileValues.concurrentHashMapOfSharedLists(16, 6));
+        return blobs;
+    }
+
     /** An application record, in the named-fields format written by component name. */
     record Line(String sku, int quantity, Kind kind) implements java.io.Serializable {
     }
@@ -177,6 +209,7 @@ public final class FuzzSeeds {
     public static void main(String[] args) throws IOException {
         Path root = Path.of(args.length > 0 ? args[0] : "src/test/resources").resolve("io/sessionrep/core/fuzz");
         write(root.resolve("SerializerFuzzTestInputs/decodeAnyBytes"), valueBytes());
+        write(root.resolve("SerializerFuzzTestInputs/decodeAnyJavaSerializedValue"), javaBlobs());
         write(root.resolve("WireCodecFuzzTestInputs/decodeAnyBytes"), messages());
         write(root.resolve("ReceiverFuzzTestInputs/handleAnyMessage"), messages());
     }

@@ -48,6 +48,14 @@ class FuzzSeedsTest {
         }
     }
 
+    @Test
+    void committedJavaBlobSeedsAreTheGeneratedOnes() throws Exception {
+        for (Map.Entry<String, byte[]> seed : FuzzSeeds.javaBlobs().entrySet()) {
+            assertArrayEquals(seed.getValue(), committed("SerializerFuzzTestInputs/decodeAnyJavaSerializedValue/" + seed.getKey()),
+                    seed.getKey());
+        }
+    }
+
     private static byte[] committed(String path) throws IOException {
         try (InputStream in = FuzzSeedsTest.class.getResourceAsStream(path)) {
             assertNotNull(in, "seed " + path + " is committed (run FuzzSeeds.main)");
