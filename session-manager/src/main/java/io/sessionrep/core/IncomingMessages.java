@@ -111,6 +111,10 @@ final class IncomingMessages implements MessageReceiver {
             node.metrics.rejectedTooLarge.increment(); // the sender should not have sent it: refused, no answer
             return null;
         }
+        if (node.backups.exceedsCopyBound(update)) {
+            // a delta that would grow the copy past max-session-size: the store drops the copy (answered FULL)
+            node.metrics.rejectedTooLarge.increment();
+        }
         Message.AckStatus status;
         long version = update.toVersion();
         // An invalidation tombstones the id and then drops the copy held here, so while a copy is held the

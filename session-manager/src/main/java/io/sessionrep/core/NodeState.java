@@ -74,7 +74,7 @@ final class NodeState {
         this.tombstones = new Tombstones(clock, TOMBSTONE_TTL);
         this.lostOwnership = new Tombstones(clock, LOST_OWNERSHIP_TTL);
         this.members = List.of(self);
-        this.backups = new BackupStore(config.maxBackupBytes());
+        this.backups = new BackupStore(config.maxBackupBytes(), config.maxSessionSize());
         this.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
                 config.asyncBatchWindow(), config.nodeName(), this::backupOutOfDate, wire::encode);
     }

@@ -107,7 +107,7 @@ public final class ReplicationMetrics implements AutoCloseable {
      * by a hand-over count until a request here uses them.
      */
     public static final String PRIMARY_HELD_BYTES = "sessionrep.primary.held.bytes";
-    /** Attribute bytes held as backups (bounded by max-backup-bytes). */
+    /** What the backups held here cost (bounded by max-backup-bytes): values, ids, names and a per-copy overhead. */
     public static final String BACKUP_BYTES = "sessionrep.backup.bytes";
     /** Copies of this node's sessions a backup refused to start (the backup's max-backup-bytes reached). */
     public static final String COPIES_REFUSED = "sessionrep.replication.refused";
