@@ -7,8 +7,6 @@ import io.sessionrep.core.serial.SessionSerializer;
 import io.sessionrep.core.serial.UnsupportedValueException;
 import io.sessionrep.core.serial.ValueFormat;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Serializes attribute values with the configured serializer and turns its failures into counted,
@@ -27,11 +25,9 @@ final class AttributeCodec {
 
     private final SessionSerializer serializer;
     private final ReplicationMetrics metrics;
-    private final Set<String> reportedUnserializable = ConcurrentHashMap.newKeySet();
-    private final Set<String> reportedRejected = ConcurrentHashMap.newKeySet();
-    private final Set<String> reportedIncompatible = ConcurrentHashMap.newKeySet();
-    /** Class names come from senders: the "reported once" sets stop growing here (later ones are counted only). */
-    private static final int MAX_REPORTED = 1000;
+    private final ReportOnce reportedUnserializable = ReportOnce.standard();
+    private final ReportOnce reportedRejected = ReportOnce.standard();
+    private final ReportOnce reportedIncompatible = ReportOnce.standard();
     private final java.util.concurrent.atomic.AtomicBoolean reportedUndecodable = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** The format values are written in: what every member of the view reads ({@link ClusterProtocol}). */
@@ -53,7 +49,7 @@ final class AttributeCodec {
         } catch (Throwable e) {
             metrics.notSerializable.increment();
             String refused = e instanceof UnsupportedValueException u ? u.className() : value.getClass().getName();
-            if (reportedUnserializable.size() < MAX_REPORTED && reportedUnserializable.add(refused)) {
+            if (reportedUnserializable.firstTime(refused)) {
                 LOG.log(System.Logger.Level.WARNING, "session attribute '" + name + "' (" + value.getClass().getName()
                         + ") is not replicated: " + e.getMessage() + " (session " + LogIds.shortForm(sessionId)
                         + "; reported once per class)");
@@ -73,7 +69,7 @@ final class AttributeCodec {
             metrics.notSerializable.increment();
             String key = e instanceof IncompatibleValueException i ? i.className()
                     : e instanceof ClassNotAllowedException c ? c.className() : e.getClass().getName();
-            if (reportedUnserializable.size() < MAX_REPORTED && reportedUnserializable.add(key)) {
+            if (reportedUnserializable.firstTime(key)) {
                 LOG.log(System.Logger.Level.WARNING, "session attribute '" + name + "' (session " + LogIds.shortForm(sessionId)
                         + ") is left out of a copy for a member of wire protocol 2: it could not be rewritten in the field"
                         + " order that member reads (" + e.getMessage() + "; reported once per class)");
@@ -91,7 +87,7 @@ final class AttributeCodec {
             return decode(sessionId, name, bytes, from, serializer::deserialize);
         } catch (IncompatibleValueException e) {
             metrics.incompatible(e.className()).increment();
-            if (reportedIncompatible.size() < MAX_REPORTED && reportedIncompatible.add(e.className())) {
+            if (reportedIncompatible.firstTime(e.className())) {
                 LOG.log(System.Logger.Level.WARNING, "session attribute '" + name + "' is not restored (session "
                         + LogIds.shortForm(sessionId) + ", from " + from + "): it was written by another version of "
                         + e.className() + " that this one cannot take: " + (e.member() == null ? "" : e.member() + ": ")
@@ -128,7 +124,7 @@ final class AttributeCodec {
             throw e;
         } catch (ClassNotAllowedException e) {
             metrics.rejectedClass.increment();
-            if (reportedRejected.size() < MAX_REPORTED && reportedRejected.add(e.className())) {
+            if (reportedRejected.firstTime(e.className())) {
                 LOG.log(System.Logger.Level.WARNING, "refused session attribute '" + name + "' from " + from + " (session "
                         + LogIds.shortForm(sessionId) + "): " + (e.isClassHere()
                         ? "class " + e.className() + " is not in serialization-allowlist (add its package to"

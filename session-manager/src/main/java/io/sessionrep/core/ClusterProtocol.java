@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -31,12 +29,11 @@ import java.util.function.Function;
  */
 final class ClusterProtocol {
     private static final System.Logger LOG = System.getLogger(ClusterProtocol.class.getName());
-    private static final int MAX_REPORTED = 1000;
 
     private final String nodeName;
     private final ProtocolRange ours;
     private final AttributeCodec attributes;
-    private final Set<String> reportedStrangers = ConcurrentHashMap.newKeySet();
+    private final ReportOnce reportedStrangers = ReportOnce.standard();
     private volatile int agreed;
 
     ClusterProtocol(String nodeName, ProtocolRange ours, AttributeCodec attributes) {
@@ -73,7 +70,7 @@ final class ClusterProtocol {
             ranges.append(ranges.length() == 0 ? "" : ", ").append(member.name()).append(' ').append(theirs);
             if (!theirs.overlaps(ours)) {
                 strangers.add(member);
-                if (reportedStrangers.size() < MAX_REPORTED && reportedStrangers.add(member.name())) {
+                if (reportedStrangers.firstTime(member.name())) {
                     LOG.log(System.Logger.Level.ERROR, noProtocolInCommon(member, theirs, "it cannot take part in"
                             + " replication with this node; it rejects what this node sends it"));
                 }

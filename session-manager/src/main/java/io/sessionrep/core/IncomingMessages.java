@@ -26,8 +26,10 @@ final class IncomingMessages implements MessageReceiver {
     private final HandOver handOver;
     private final Acquisition acquisition;
     private final BackupRefusals refusals;
-    private static final int MAX_REPORTED = 1000;
-    private final java.util.Set<String> refusedSenders = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final ReportOnce refusedSenders = ReportOnce.standard();
+    /** Malformed messages and failures while handling one: warned at most once a minute, each counted. */
+    private final WarningInterval malformedWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
+    private final WarningInterval failureWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
 
     IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition,
                      BackupRefusals refusals) {
@@ -46,13 +48,17 @@ final class IncomingMessages implements MessageReceiver {
             message = WireCodec.decode(bytes, node.wire.ours().newest());
         } catch (MalformedMessageException e) {
             node.metrics.rejectedMalformed.increment();
-            LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage());
+            if (malformedWarning.due()) {
+                LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage()
+                        + " (logged at most once a minute; every one is counted in " + io.sessionrep.core.metrics.ReplicationMetrics.REJECTED
+                        + "{reason=" + io.sessionrep.core.metrics.ReplicationMetrics.REASON_MALFORMED + "})");
+            }
             return null;
         }
         if (!node.inTransportView(sender.name())) {
             // only members of the current view replicate, fetch, invalidate or announce ownership here
             node.metrics.rejectedNotMember.increment();
-            if (refusedSenders.size() < MAX_REPORTED && refusedSenders.add(sender.name())) {
+            if (refusedSenders.firstTime(sender.name())) {
                 LOG.log(System.Logger.Level.WARNING, "rejected a message from " + sender.name() + ", which is not a"
                         + " member of the current view (logged once per sender, counted)");
             }
@@ -99,7 +105,10 @@ final class IncomingMessages implements MessageReceiver {
             }
         } catch (Throwable e) { // no input may escape into the transport's thread
             node.metrics.rejectedMalformed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name(), e);
+            if (failureWarning.due()) {
+                LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name()
+                        + " (logged at most once a minute; every one is counted as malformed)", e);
+            }
         }
         return null;
     }

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -36,7 +35,7 @@ final class RequestEndReplication {
     private final AcknowledgedSend acknowledged;
     /** Asks the rebalancer for a pass (former backups wait to be released). */
     private final Runnable rebalanceSoon;
-    private final Set<String> syncMissReported = ConcurrentHashMap.newKeySet();
+    private final ReportOnce syncMissReported = ReportOnce.standard();
 
     RequestEndReplication(NodeState node, Touches touches, AcknowledgedSend acknowledged, Runnable rebalanceSoon) {
         this.node = node;
@@ -439,7 +438,7 @@ final class RequestEndReplication {
 
     private void reportSyncMiss(String why, List<Member> sentTo) {
         String peers = String.valueOf(sentTo);
-        if (syncMissReported.size() < 1000 && syncMissReported.add(peers)) {
+        if (syncMissReported.firstTime(peers)) {
             LOG.log(System.Logger.Level.WARNING, "sync replication to " + peers + " not acknowledged: " + why
                     + "; the request proceeded (logged once per backup set, counted in "
                     + ReplicationMetrics.SYNC_TIMEOUTS + ")");
