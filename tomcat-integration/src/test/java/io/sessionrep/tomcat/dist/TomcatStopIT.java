@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Rolling restart of the real distribution: two Tomcat processes installed as {@code docs/install-tomcat.md} says
  * (each with its shutdown port), stopped in turn with {@code catalina.sh stop} while users keep working on sessions
- * of the node being stopped, and started again. {@value #STOPS_PROPERTY} stops (default {@value #DEFAULT_STOPS}; the
+ * of both nodes (the other node's updates keep reaching the stopping node, their backup, as it closes), and started
+ * again. {@value #STOPS_PROPERTY} stops (default {@value #DEFAULT_STOPS}; the
  * {@code chaos} profile runs 30).
  *
  * <p>{@code catalina.sh stop} ends Tomcat's main thread; the JVM then exits only when no non-daemon thread is left.
@@ -69,14 +70,10 @@ class TomcatStopIT {
         for (int k = 1; k <= stops; k++) {
             TomcatProcess stopping = k % 2 == 1 ? a : b;
             TomcatProcess other = stopping == a ? b : a;
-            List<Tracked> users = new ArrayList<>();
-            for (int i = 0; i < USERS; i++) {
-                Tracked user = new Tracked();
-                user.answered(user.browser.get(stopping, "initialize&number=2&size=5"), stopping);
-                user.answered(user.browser.get(stopping, "process"), stopping);
-                users.add(user);
-            }
-            try (Load load = new Load(users, stopping)) {
+            List<Tracked> users = newUsers(stopping);
+            // and users of the node that stays: their updates reach the stopping node (their backup) as it closes
+            List<Tracked> stayers = newUsers(other);
+            try (Load load = new Load(users, stopping); Load busy = new Load(stayers, other)) {
                 Thread.sleep(500); // under way
                 long stoppedAt = System.nanoTime();
                 catalinaStop(stopping);
@@ -91,11 +88,14 @@ class TomcatStopIT {
                 }
                 exits.accept(exitMillis);
                 load.awaitEnd();
+                assertTrue(busy.isRunning(), "stop " + k + ": the users of " + other.name + " were served throughout");
                 assertTrue(load.answered > 0, "stop " + k + ": the users were answered while " + stopping.name + " ran");
                 figures.add(String.format("stop %d: %s's JVM gone %d ms after catalina.sh stop (%d requests under way)",
                         k, stopping.name, exitMillis, load.answered));
             }
-            for (Tracked user : users) {
+            List<Tracked> everyone = new ArrayList<>(users);
+            everyone.addAll(stayers);
+            for (Tracked user : everyone) {
                 TomcatUser.Reply reply = user.browser.get(other, "verify");
                 assertEquals(200, reply.status(), "stop " + k + ": session on " + other.name + ": " + reply.body());
                 int version = Integer.parseInt(reply.field("version"));
@@ -118,6 +118,18 @@ class TomcatStopIT {
             List<String> severe = node.logLines(line -> line.contains("SEVERE"));
             assertTrue(severe.isEmpty(), node.name + " logged SEVERE lines: " + severe);
         }
+    }
+
+    /** {@value #USERS} users, each with a session created and processed once on {@code node}. */
+    private static List<Tracked> newUsers(TomcatProcess node) throws IOException, InterruptedException {
+        List<Tracked> users = new ArrayList<>();
+        for (int i = 0; i < USERS; i++) {
+            Tracked user = new Tracked();
+            user.answered(user.browser.get(node, "initialize&number=2&size=5"), node);
+            user.answered(user.browser.get(node, "process"), node);
+            users.add(user);
+        }
+        return users;
     }
 
     /** {@code catalina.sh stop} as an operator runs it: it sends SHUTDOWN to the shutdown port and returns. */
@@ -206,6 +218,10 @@ class TomcatStopIT {
             }, "load-" + node.name);
             thread.setDaemon(true);
             thread.start();
+        }
+
+        boolean isRunning() {
+            return thread.isAlive();
         }
 
         void awaitEnd() throws InterruptedException {
