@@ -100,7 +100,8 @@ public final class JGroupsTransport implements ReplicationTransport {
     static final long CLOSE_DRAIN_MILLIS = 3_000;
     /**
      * On close, how long the channel may take to leave the view and stop its threads (about 0.1 to 1 s; GMS waits for
-     * the coordinator's answer to the leave at most 1 s, JGroups' pools at most 1 s each); past it the close goes on without it ({@link BoundedClose}).
+     * the coordinator's answer to the leave at most 1 s, JGroups' pools at most 1 s each); past it the close goes on
+     * without it ({@link BoundedClose}).
      */
     static final long CHANNEL_CLOSE_MILLIS = 5_000;
     /**
