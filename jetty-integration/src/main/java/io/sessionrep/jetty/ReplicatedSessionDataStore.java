@@ -148,11 +148,14 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
 
     @Override
     protected void doStop() throws Exception {
-        super.doStop();
-        ReplicationNode running = node;
-        node = null;
-        if (running != null) {
-            running.stop();
+        try {
+            super.doStop();
+        } finally { // the node leaves the cluster even if Jetty's part of the stop failed
+            ReplicationNode running = node;
+            node = null;
+            if (running != null) {
+                running.stop();
+            }
         }
     }
 

@@ -476,13 +476,19 @@ public final class SessionReplicator implements AutoCloseable {
         if (node.closed()) {
             return;
         }
-        rebalancer.close();
-        touches.flush();
-        node.sender.close(5000);
-        node.markClosed();
-        maintenance.shutdownNow();
-        node.transport.close();
-        node.metrics.close();
+        try {
+            rebalancer.close();
+            touches.flush();
+            node.sender.close(5000);
+        } finally { // whatever failed above, the node leaves: the transport's threads must not outlive the stop
+            node.markClosed();
+            maintenance.shutdownNow();
+            try {
+                node.transport.close();
+            } finally {
+                node.metrics.close();
+            }
+        }
         LOG.log(System.Logger.Level.INFO, "node " + node.self.name() + " left cluster '" + node.config.clusterName() + "'");
     }
 }

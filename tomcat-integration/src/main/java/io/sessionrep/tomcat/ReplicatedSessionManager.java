@@ -286,17 +286,20 @@ public class ReplicatedSessionManager extends ManagerBase {
     @Override
     protected synchronized void stopInternal() throws LifecycleException {
         setState(LifecycleState.STOPPING);
-        SessionReplicator engine = running();
-        for (Session session : findSessions()) {
-            if (session instanceof ReplicatedSession replicated) {
-                if (engine != null && replicated.replicatesFromHere()) { // as Jetty's cache and the filter do
-                    engine.handOver(replicated.snapshot(), replicated.changes());
+        try {
+            SessionReplicator engine = running();
+            for (Session session : findSessions()) {
+                if (session instanceof ReplicatedSession replicated) {
+                    if (engine != null && replicated.replicatesFromHere()) { // as Jetty's cache and the filter do
+                        engine.handOver(replicated.snapshot(), replicated.changes());
+                    }
+                    replicated.evict(false);
                 }
-                replicated.evict(false);
             }
+            sessions.clear();
+        } finally { // a failed hand-over still leaves the cluster: nothing of the node outlives the stop
+            release();
         }
-        sessions.clear();
-        release();
         super.stopInternal();
     }
 

@@ -101,6 +101,12 @@ public final class JGroupsTransport implements ReplicationTransport {
     /** On close, how long queued outbound messages may take to reach the channel. */
     static final long CLOSE_DRAIN_MILLIS = 3_000;
     /**
+     * On close, how long the channel may take to leave the view and stop its threads (about 0.1 to 1 s; GMS waits for
+     * the coordinator's answer to the leave at most 1 s, JGroups' pools at most 1 s each); past it the close goes on
+     * without it ({@link BoundedClose}).
+     */
+    static final long CHANNEL_CLOSE_MILLIS = 5_000;
+    /**
      * How long a batch sent over the lane may wait for the member's answer that it handled it; past it the batch goes
      * over the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
      */
@@ -581,29 +587,33 @@ public final class JGroupsTransport implements ReplicationTransport {
         }
     }
 
+    /**
+     * Every step runs whatever the ones before did (each failure is logged), and none waits without bound: the
+     * channel's close (leaving the view, JGroups' threads stopped) is given {@link #CHANNEL_CLOSE_MILLIS}.
+     */
     private void shutDown(String reason) {
         running = false;
-        if (laneServer != null) {
-            laneServer.close();
-        }
-        if (laneClient != null) {
-            laneClient.close();
-        }
-        if (newcomers != null) {
-            newcomers.close();
-        }
-        if (channel != null) {
-            channel.close(); // disconnects first: the others install a view without us at once
-        }
+        step("closing the data lane server", laneServer == null ? null : laneServer::close);
+        step("closing the data lane client", laneClient == null ? null : laneClient::close);
+        step("releasing held newcomer messages", newcomers == null ? null : newcomers::close);
+        step("closing the channel", channel == null ? null : () -> BoundedClose.close(channel, local.name(),
+                CHANNEL_CLOSE_MILLIS)); // disconnects first: the others install a view without us at once
         membership = Membership.EMPTY;
-        if (pending != null) {
-            pending.failAll(reason);
+        step("failing pending requests", pending == null ? null : () -> pending.failAll(reason));
+        step("closing the outbound queues", outbound == null ? null : () -> outbound.closeAll(reason));
+        step("stopping the send threads", senderThreads::shutdown);
+        step("stopping the time-out thread", timeoutThread::shutdownNow);
+    }
+
+    private void step(String what, Runnable action) {
+        if (action == null) {
+            return;
         }
-        if (outbound != null) {
-            outbound.closeAll(reason);
+        try {
+            action.run();
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.WARNING, local + ": " + what + " failed; the transport closes all the same", e);
         }
-        senderThreads.shutdown();
-        timeoutThread.shutdownNow();
     }
 
     /**

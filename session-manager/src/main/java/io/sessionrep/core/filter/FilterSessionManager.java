@@ -296,15 +296,18 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     public void close() {
         ReplicationNode running = node;
         SessionReplicator engine = replicator;
-        if (running != null && engine != null) {
-            for (ReplicatedHttpSession session : live.values()) {
-                if (session.isValid() && !session.isDisowned()) {
-                    engine.handOver(session, session.changes());
+        try {
+            if (running != null && engine != null) {
+                for (ReplicatedHttpSession session : live.values()) {
+                    if (session.isValid() && !session.isDisowned()) {
+                        engine.handOver(session, session.changes());
+                    }
                 }
             }
-        }
-        if (running != null) {
-            running.stop();
+        } finally { // a failed hand-over still leaves the cluster
+            if (running != null) {
+                running.stop();
+            }
         }
     }
 }
