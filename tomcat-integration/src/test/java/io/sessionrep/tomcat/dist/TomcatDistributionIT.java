@@ -8,11 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,15 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * End to end in the real product: the official Tomcat 11 distribution (unpacked from Maven Central by the
@@ -40,9 +30,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class TomcatDistributionIT {
-    private static final Duration START = Duration.ofSeconds(120);
-    private static final String APP = "/session-test/session?mode=";
-
     private final Path home = Path.of(required("sessionrep.tomcat.home"));
     private final Path jar = Path.of(required("sessionrep.tomcat.jar"));
     private final Path war = Path.of(required("sessionrep.test.war"));
@@ -79,7 +66,7 @@ class TomcatDistributionIT {
         Reply processed = user.get(a, "process");
         assertEquals("1", processed.field("version"));
         // metrics=jmx by default: the meters are MBeans of Tomcat's JVM, as jconsole would attach and see them
-        try (JmxMeters jmx = JmxMeters.attach(a.process.pid(), "node-a")) {
+        try (JmxMeters jmx = JmxMeters.attach(a.pid(), "node-a")) {
             assertEquals(1, jmx.value(ReplicationMetrics.SESSIONS_PRIMARY), "MBeans: " + jmx.names());
             assertTrue(jmx.names().stream().allMatch(n -> "/session-test".equals(n.getKeyProperty("context"))),
                     jmx.names().toString());
@@ -205,176 +192,21 @@ class TomcatDistributionIT {
      * ports 7800 and 7801 replaced by {@code portA} and {@code portB}.
      */
     private String documentedContext(String node, int portA, int portB) throws IOException {
-        String text = Files.readString(doc);
-        String marker = "the context of " + node + " -->";
-        int at = text.indexOf(marker);
-        assertTrue(at >= 0, "docs/install-tomcat.md has no block marked '" + marker + "'");
-        int start = text.indexOf("```xml\n", at) + "```xml\n".length();
-        int end = text.indexOf("```", start);
-        return text.substring(start, end)
-                .replace("7800", String.valueOf(portA))
-                .replace("7801", String.valueOf(portB));
+        return new InstallGuide(doc).context(node, portA, portB);
     }
 
-    /** A CATALINA_BASE as section 3 of the document builds it. */
+    /** A CATALINA_BASE as section 3 of the document builds it, with the test WAR and its context. */
     private Node prepare(String name, int httpPort, String contextXml) throws IOException {
-        Path base = runDir.resolve(name);
-        for (String dir : List.of("lib", "logs", "temp", "webapps", "work", "conf/Catalina/localhost")) {
-            Files.createDirectories(base.resolve(dir));
-        }
-        try (Stream<Path> conf = Files.list(home.resolve("conf"))) {
-            for (Path file : conf.filter(Files::isRegularFile).toList()) {
-                Files.copy(file, base.resolve("conf").resolve(file.getFileName()));
-            }
-        }
-        Path serverXml = base.resolve("conf/server.xml");
-        String server = Files.readString(serverXml);
-        String edited = server
-                .replace("<Server port=\"8005\"", "<Server port=\"-1\"") // no shutdown port: stopped by signals
-                .replaceFirst("<Connector port=\"8080\"", "<Connector port=\"" + httpPort + "\" address=\"127.0.0.1\"")
-                .replace("<Engine name=\"Catalina\" defaultHost=\"localhost\">",
-                        "<Engine name=\"Catalina\" defaultHost=\"localhost\" jvmRoute=\"" + name + "\">");
-        assertTrue(edited.contains("jvmRoute=\"" + name + "\"") && edited.contains("port=\"" + httpPort + "\""),
-                "server.xml of the distribution changed: cannot apply the documented edits");
-        Files.writeString(serverXml, edited);
-        Files.copy(jar, base.resolve("lib").resolve(jar.getFileName()));
-        Files.copy(war, base.resolve("webapps/session-test.war"));
-        Files.writeString(base.resolve("conf/Catalina/localhost/session-test.xml"), contextXml);
-        return new Node(name, base, httpPort);
+        Node node = CatalinaBase.create(home, jar, runDir.resolve(name), name, httpPort);
+        Files.copy(war, node.base.resolve("webapps/session-test.war"));
+        Files.writeString(node.base.resolve("conf/Catalina/localhost/session-test.xml"), contextXml);
+        return node;
     }
 
     private Node start(Node node) throws IOException {
         nodes.add(node);
         node.start(home);
         return node;
-    }
-
-    // ------------------------------------------------------------------ one Tomcat process
-
-    private static final class Node {
-        final String name;
-        final Path base;
-        final int httpPort;
-        final Path console;
-        private Process process;
-
-        Node(String name, Path base, int httpPort) {
-            this.name = name;
-            this.base = base;
-            this.httpPort = httpPort;
-            this.console = base.resolve("logs/console.log");
-        }
-
-        /** What {@code catalina.sh run} does, minus the script: Bootstrap with Tomcat's system properties. */
-        void start(Path home) throws IOException {
-            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> command = List.of(javaBin,
-                    "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                    "--add-opens=java.base/java.io=ALL-UNNAMED",
-                    "--add-opens=java.base/java.util=ALL-UNNAMED",
-                    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-                    "--add-opens=java.rmi/sun.rmi.transport=ALL-UNNAMED",
-                    "-Djava.net.preferIPv4Stack=true",
-                    "-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"),
-                    "-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager",
-                    "-Dcatalina.home=" + home, "-Dcatalina.base=" + base,
-                    "-Djava.io.tmpdir=" + base.resolve("temp"),
-                    "-Dsessionrep.node-name=" + name,
-                    "-cp", home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator
-                            + home.resolve("bin/tomcat-juli.jar"),
-                    "org.apache.catalina.startup.Bootstrap", "start");
-            process = new ProcessBuilder(command).directory(base.toFile()).redirectErrorStream(true)
-                    .redirectOutput(console.toFile()).start();
-        }
-
-        /** Waits until the test application answers (its own 404 JSON for a request without a session). */
-        void awaitServing() throws Exception {
-            long deadline = System.nanoTime() + START.toNanos();
-            while (System.nanoTime() < deadline) {
-                checkAlive();
-                try {
-                    Reply reply = new User().get(this, "verify");
-                    if (reply.status() == 404 && reply.body().contains("\"error\"")) {
-                        return;
-                    }
-                } catch (IOException notYet) {
-                    // not listening yet
-                }
-                Thread.sleep(250);
-            }
-            fail(name + " did not serve within " + START + "; log:\n" + String.join("\n", logLines(l -> true)));
-        }
-
-        void awaitLog(String what, Predicate<String> line) throws Exception {
-            long deadline = System.nanoTime() + START.toNanos();
-            while (System.nanoTime() < deadline) {
-                if (!logLines(line).isEmpty()) {
-                    return;
-                }
-                checkAlive();
-                Thread.sleep(250);
-            }
-            fail(name + ": no " + what + " within " + START + "; log:\n" + String.join("\n", logLines(l -> true)));
-        }
-
-        List<String> logLines(Predicate<String> filter) throws IOException {
-            if (!Files.exists(console)) {
-                return List.of();
-            }
-            return Files.readAllLines(console, StandardCharsets.UTF_8).stream().filter(filter).toList();
-        }
-
-        private void checkAlive() throws IOException {
-            if (process != null && !process.isAlive()) {
-                fail(name + " exited with " + process.exitValue() + "; log:\n"
-                        + String.join("\n", logLines(l -> true)));
-            }
-        }
-
-        /** kill -9. */
-        void kill() throws InterruptedException {
-            if (process != null && process.isAlive()) {
-                process.destroyForcibly();
-                process.waitFor(20, TimeUnit.SECONDS);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ a user
-
-    private record Reply(int status, String body, String setCookie) {
-        String field(String name) {
-            Matcher m = Pattern.compile("\"" + name + "\":\"?([^\",}]*)").matcher(body);
-            assertTrue(m.find(), "no " + name + " in " + body);
-            return m.group(1);
-        }
-    }
-
-    /** One browser: keeps JSESSIONID and sends it to whichever node it is told to, as behind a balancer. */
-    private static final class User {
-        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        String cookie;
-
-        Reply get(Node node, String mode) throws IOException, InterruptedException {
-            HttpRequest.Builder request = HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + node.httpPort + APP + mode)).timeout(Duration.ofSeconds(20));
-            if (cookie != null) {
-                request.header("Cookie", "JSESSIONID=" + cookie);
-            }
-            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            String set = null;
-            for (String header : response.headers().allValues("Set-Cookie")) {
-                if (header.startsWith("JSESSIONID=")) {
-                    int end = header.indexOf(';');
-                    set = header.substring("JSESSIONID=".length(), end < 0 ? header.length() : end);
-                }
-            }
-            if (set != null) {
-                cookie = set;
-            }
-            return new Reply(response.statusCode(), response.body(), set);
-        }
     }
 
     private static String required(String property) {
