@@ -69,6 +69,11 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public List<String> partialClusterSigns() {
+        return delegate.partialClusterSigns();
+    }
+
+    @Override
     public List<TransportCount> counts() {
         return delegate.counts();
     }
