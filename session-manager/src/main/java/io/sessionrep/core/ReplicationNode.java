@@ -136,6 +136,7 @@ public final class ReplicationNode implements AutoCloseable {
                 meters = null;
                 opened.close();
             });
+            opened.exportReadiness(this::readiness);
             TransportProvider provider = transports != null ? transports
                     : TransportProvider.load(ReplicationNode.class.getClassLoader());
             ReplicationTransport transport = provider.create(config);

@@ -68,6 +68,8 @@ import javax.net.ssl.SSLContext;
  *       and never wait: while one runs, nothing more is read from that member.</li>
  *   <li><b>Membership</b>: every view change updates {@link #members()} and is reported to
  *       {@link MessageReceiver#onMembershipChange} in view order.</li>
+ *   <li><b>Partial clusters</b>: {@link #partialClusterSigns()} names nodes of the cluster heard of from another
+ *       view and configured peers that are up but not in the view ({@link PartialClusterWatch}).</li>
  * </ul>
  *
  * <p>Lifecycle: {@link #start} once, then {@link #close} (idempotent; leaves the cluster so that the
@@ -116,11 +118,19 @@ public final class JGroupsTransport implements ReplicationTransport {
     private LaneServer laneServer;
     private LaneClient laneClient;
     private final Map<Address, LaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
+    private final PartialClusterWatch.Timing watchTiming;
+    private volatile PartialClusterWatch partialWatch;
 
     /** A transport for {@code config}; nothing is opened before {@link #start}. */
     public JGroupsTransport(ReplicationConfig config) {
+        this(config, PartialClusterWatch.Timing.DEFAULT);
+    }
+
+    /** As {@link #JGroupsTransport(ReplicationConfig)}, with other time bounds of the partial-cluster watch (tests). */
+    JGroupsTransport(ReplicationConfig config, PartialClusterWatch.Timing watchTiming) {
         this.config = Objects.requireNonNull(config, "config");
         this.local = new Member(requireText(config.nodeName(), "node-name"), requireText(config.machineId(), "machine-id"));
+        this.watchTiming = Objects.requireNonNull(watchTiming, "watchTiming");
     }
 
     /**
@@ -145,6 +155,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 WireFormat.registerHeader();
                 created = JGroupsStacks.channel(config);
                 RepliesOnReceiverThread.install(created.getProtocolStack().getTransport());
+                partialWatch = PartialClusterWatch.install(local.name(), created, () -> membership, watchTiming);
             } catch (Exception e) {
                 closed = true;
                 throw startFailure(e);
@@ -168,6 +179,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 if (laneServer != null) {
                     laneServer.start();
                 }
+                partialWatch.start();
             } catch (Exception e) {
                 TransportException failure = startFailure(e);
                 closed = true;
@@ -377,6 +389,13 @@ public final class JGroupsTransport implements ReplicationTransport {
         laneClient = new LaneClient(frames, counters, tls);
     }
 
+    /** See {@link PartialClusterWatch}; none while not running. */
+    @Override
+    public List<String> partialClusterSigns() {
+        PartialClusterWatch watch = partialWatch;
+        return running && watch != null ? watch.signs() : List.of();
+    }
+
     @Override
     public void broadcast(byte[] message) {
         Objects.requireNonNull(message, "message");
@@ -537,6 +556,10 @@ public final class JGroupsTransport implements ReplicationTransport {
         Set<Address> departed = new HashSet<>(membership.addresses());
         departed.removeAll(next.addresses());
         membership = next;
+        PartialClusterWatch watch = partialWatch;
+        if (watch != null) {
+            watch.viewChanged(departed);
+        }
         handledPositions.trim(next.addresses());
         laneEndpoints.keySet().retainAll(next.addresses());
         if (laneClient != null) {
@@ -562,6 +585,9 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     private void shutDown(String reason) {
         running = false;
+        if (partialWatch != null) {
+            partialWatch.close();
+        }
         if (laneServer != null) {
             laneServer.close();
         }
