@@ -99,7 +99,9 @@ final class PartialClusterWatch implements AutoCloseable {
     /** One configured peer and what the checks learnt about it; touched by the checker thread only. */
     private static final class Peer {
         final IpAddress address;
-        long lastProbe = Long.MIN_VALUE;
+        /** When it was last probed (clock millis); never yet: {@code probed} false. */
+        long lastProbe;
+        boolean probed;
         boolean accepts;
         /** Since when it accepts connections without being in the view or heard of from another view; -1: not. */
         long upOutsideSince = -1;
@@ -273,7 +275,8 @@ final class PartialClusterWatch implements AutoCloseable {
             if (peer.givenUp) {
                 continue;
             }
-            if (now - peer.lastProbe >= timing.probeMillis()) {
+            if (!peer.probed || now - peer.lastProbe >= timing.probeMillis()) {
+                peer.probed = true;
                 peer.lastProbe = now;
                 peer.accepts = accepts(peer.address);
             }
