@@ -85,6 +85,10 @@ class TomcatDistributionIT {
                     jmx.names().toString());
         }
 
+        // the WAR's readiness endpoint (its class file in WEB-INF/classes) finds the manager's node
+        a.awaitReady();
+        b.awaitReady();
+
         Reply onB = user.get(b, "verify");
         assertEquals("node-b", onB.field("node"), onB.body());
         assertEquals(processed.field("checksum"), onB.field("checksum"), "same state on node-b");
@@ -286,6 +290,24 @@ class TomcatDistributionIT {
                     "org.apache.catalina.startup.Bootstrap", "start");
             process = new ProcessBuilder(command).directory(base.toFile()).redirectErrorStream(true)
                     .redirectOutput(console.toFile()).start();
+        }
+
+        /** Waits until the WAR's {@code /ready} answers 200 {@code ready} (the node is settled in its cluster). */
+        void awaitReady() throws Exception {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            URI ready = URI.create("http://127.0.0.1:" + httpPort + "/session-test/ready");
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            HttpResponse<String> last;
+            do {
+                last = http.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(20)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (last.statusCode() == 200) {
+                    assertEquals("ready\n", last.body());
+                    return;
+                }
+                Thread.sleep(200);
+            } while (System.nanoTime() < deadline);
+            throw new AssertionError(name + ": GET /session-test/ready answered " + last.statusCode() + " " + last.body());
         }
 
         /** Waits until the test application answers (its own 404 JSON for a request without a session). */
