@@ -60,7 +60,9 @@ import javax.net.ssl.SSLSocket;
  *       reported yet), a sign, until it is in the view, or the first kind takes over, or
  *       {@link Timing#peerGiveUpMillis} pass without either: then it is taken as not part of this cluster (a hung
  *       process, a node with other credentials or another cluster name on that port), logged once, and no longer
- *       probed. This covers the seconds after a cluster started all at once, before MERGE3's first round.</li>
+ *       probed. This covers the seconds after a cluster started all at once, before MERGE3's first round. A peer of
+ *       another cluster (another {@code cluster-name} on that port) looks the same from here: it delays this
+ *       node's readiness by the give-up time, with the warning.</li>
  * </ol>
  * Nothing here sends discovery or MERGE3 traffic of its own or changes those protocols' settings.
  */
@@ -74,10 +76,11 @@ final class PartialClusterWatch implements AutoCloseable {
         /**
          * Evidence lasts 20 s: MERGE3 sends its INFO every 4 to 12 s (min 2 s, max 8 s: {@code UpperProtocols}),
          * so a split still in place is heard of again before it expires. A configured peer that accepts
-         * connections but neither joins nor answers from another view is given up after 30 s, more than MERGE3's
-         * longest round plus a merge.
+         * connections but neither joins nor answers from another view is given up after 20 s: this node's MERGE3
+         * asks it every 4 to 12 s, and a member of another view of this cluster answers (evidence then takes
+         * over), so one that has not after 20 s is of another cluster, hung, or not JGroups at all.
          */
-        static final Timing DEFAULT = new Timing(20_000, 5_000, 1_000, 2_000, 30_000);
+        static final Timing DEFAULT = new Timing(20_000, 5_000, 1_000, 2_000, 20_000);
     }
 
     private final String localName;
@@ -347,6 +350,11 @@ final class PartialClusterWatch implements AutoCloseable {
 
         @Override
         public void up(MessageBatch batch) {
+            Address sender = batch.sender();
+            if (sender != null && membership.get().contains(sender)) {
+                up_prot.up(batch); // a member's batch (the replication traffic): one look-up for all of it
+                return;
+            }
             for (Message msg : batch) {
                 look(msg, msg.getSrc() != null ? msg.getSrc() : batch.sender());
             }
