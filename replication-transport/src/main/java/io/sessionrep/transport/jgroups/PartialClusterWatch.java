@@ -69,6 +69,8 @@ import javax.net.ssl.SSLSocket;
 final class PartialClusterWatch implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PartialClusterWatch.class.getName());
     static final int PROBE_TIMEOUT_MILLIS = 500;
+    /** Past this many nodes heard of from other views, those heard of too long ago are forgotten at once. */
+    static final int MAX_OUTSIDERS = 256;
 
     /** The time bounds of the watch. */
     record Timing(long evidenceMillis, long departedGraceMillis, long checkMillis, long probeMillis,
@@ -226,7 +228,10 @@ final class PartialClusterWatch implements AutoCloseable {
         if (address == null || address.equals(channel.getAddress()) || membership.get().contains(address)) {
             return;
         }
-        outsiders.put(address, clock.getAsLong());
+        long now = clock.getAsLong();
+        if (outsiders.put(address, now) == null && outsiders.size() > MAX_OUTSIDERS) {
+            outsiders.values().removeIf(heard -> now - heard > timing.evidenceMillis()); // nobody read them lately
+        }
     }
 
     private static String name(Address address) {
