@@ -4,7 +4,6 @@ import io.sessionrep.core.delta.SessionUpdate;
 import io.sessionrep.core.store.BackupStore;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
 import java.util.HashSet;

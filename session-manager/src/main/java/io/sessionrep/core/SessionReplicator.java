@@ -10,8 +10,8 @@ import io.sessionrep.core.serial.KryoSessionSerializer;
 import io.sessionrep.core.store.BackupStore;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.transport.TransportException;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -124,7 +124,14 @@ public final class SessionReplicator implements AutoCloseable {
             replicator.node.metrics.close();
             throw e;
         }
-        replicator.node.setMembers(transport.members());
+        List<Member> strangers = replicator.node.setMembers(transport.members());
+        if (!strangers.isEmpty()) {
+            Member stranger = strangers.get(0);
+            String refusal = replicator.node.wire.noProtocolInCommon(stranger, transport.protocolsOf(stranger),
+                    "so node " + config.nodeName() + " does not join cluster '" + config.clusterName() + "'");
+            replicator.close();
+            throw new TransportException(refusal);
+        }
         replicator.rebalancer.viewChanged();
         long period = MAINTENANCE_INTERVAL.toMillis();
         replicator.maintenance.scheduleWithFixedDelay(replicator::runMaintenanceSafely, period, period,
@@ -278,7 +285,7 @@ public final class SessionReplicator implements AutoCloseable {
             syncInvalidation.send(sessionId, holders);
             return;
         }
-        node.transport.broadcast(WireCodec.encode(new Message.Invalidate(sessionId)));
+        node.transport.broadcast(node.wire.encode(new Message.Invalidate(sessionId)));
     }
 
     // ------------------------------------------------------------------ state, for integrations and tests

@@ -8,6 +8,7 @@ import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
+import io.sessionrep.core.wire.ProtocolRange;
 import io.sessionrep.discovery.JGroupsStacks;
 import io.sessionrep.discovery.SealedBytes;
 import io.sessionrep.discovery.StartFailures;
@@ -83,6 +84,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     private static final System.Logger LOG = System.getLogger(JGroupsTransport.class.getName());
     private final ReplicationConfig config;
     private final Member local;
+    private final ProtocolRange protocols;
     private final TransportCounters counters = new TransportCounters();
     private final WarningInterval refusalWarning = new WarningInterval(Duration.ofSeconds(10));
 
@@ -123,12 +125,25 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     /** A transport for {@code config}; nothing is opened before {@link #start}. */
     public JGroupsTransport(ReplicationConfig config) {
-        this(config, PartialClusterWatch.Timing.DEFAULT);
+        this(config, ProtocolRange.SUPPORTED, PartialClusterWatch.Timing.DEFAULT);
+    }
+
+    /**
+     * A transport whose address states {@code protocols} as the wire protocols this node reads, instead of what this
+     * build reads: to rehearse a cluster of mixed releases (a node of an older or a later release) in one build.
+     */
+    public JGroupsTransport(ReplicationConfig config, ProtocolRange protocols) {
+        this(config, protocols, PartialClusterWatch.Timing.DEFAULT);
     }
 
     /** As {@link #JGroupsTransport(ReplicationConfig)}, with other time bounds of the partial-cluster watch (tests). */
     JGroupsTransport(ReplicationConfig config, PartialClusterWatch.Timing watchTiming) {
+        this(config, ProtocolRange.SUPPORTED, watchTiming);
+    }
+
+    private JGroupsTransport(ReplicationConfig config, ProtocolRange protocols, PartialClusterWatch.Timing watchTiming) {
         this.config = Objects.requireNonNull(config, "config");
+        this.protocols = Objects.requireNonNull(protocols, "protocols");
         this.local = new Member(requireText(config.nodeName(), "node-name"), requireText(config.machineId(), "machine-id"));
         this.watchTiming = Objects.requireNonNull(watchTiming, "watchTiming");
     }
@@ -168,7 +183,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 channel = created;
                 openLane(receiver);
                 channel.name(local.name());
-                channel.addAddressGenerator(new NodeIdentity(local, laneServer == null ? 0 : laneServer.port()));
+                channel.addAddressGenerator(new NodeIdentity(local, laneServer == null ? 0 : laneServer.port(), protocols));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
                 newcomers = new NewcomerGate(NEWCOMER_WAIT_MILLIS, NEWCOMER_MAX_SENDERS, NEWCOMER_MAX_BYTES,
                         () -> membership, senderThreads, timeoutThread, counters);
@@ -203,6 +218,16 @@ public final class JGroupsTransport implements ReplicationTransport {
     @Override
     public List<Member> members() {
         return membership.members();
+    }
+
+    /** What {@code member}'s address states; this node's own range for itself (also before the start). */
+    @Override
+    public ProtocolRange protocolsOf(Member member) {
+        if (member.equals(local)) {
+            return protocols;
+        }
+        Address address = membership.addressOf(member);
+        return address == null ? ProtocolRange.UNSTATED : NodeIdentity.protocolsOf(address);
     }
 
     @Override

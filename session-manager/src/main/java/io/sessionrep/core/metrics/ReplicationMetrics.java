@@ -31,6 +31,10 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.messages.rejected{reason}</td><td>received messages or attributes refused:
  *       malformed, class-not-allowed, undecodable</td></tr>
  *   <tr><td>sessionrep.attributes.not.serializable</td><td>attribute values that could not be serialized</td></tr>
+ *   <tr><td>sessionrep.attributes.incompatible{class}</td><td>attributes not restored because they were written by
+ *       a version of {@code class} this node's version cannot take (a field whose type changed, a class or enum
+ *       constant that does not exist here, a changed serialVersionUID); at most {@value #MAX_CLASS_TAGS} class
+ *       tags, then {@code class=other}</td></tr>
  *   <tr><td>sessionrep.sessions.too.large</td><td>replications skipped because of max-session-size</td></tr>
  *   <tr><td>sessionrep.takeovers{source=local-backup|cluster}</td><td>sessions this node became primary of</td></tr>
  *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
@@ -68,6 +72,9 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String SYNC_TIMEOUTS = "sessionrep.sync.timeouts";
     public static final String REJECTED = "sessionrep.messages.rejected";
     public static final String NOT_SERIALIZABLE = "sessionrep.attributes.not.serializable";
+    public static final String INCOMPATIBLE = "sessionrep.attributes.incompatible";
+    /** Class names come from received bytes: this many distinct {@code class} tags, the rest counted as other. */
+    public static final int MAX_CLASS_TAGS = 100;
     public static final String TOO_LARGE = "sessionrep.sessions.too.large";
     public static final String TAKEOVERS = "sessionrep.takeovers";
     public static final String TAKEOVER_MISSES = "sessionrep.takeover.misses";
@@ -103,7 +110,7 @@ public final class ReplicationMetrics implements AutoCloseable {
      * by a hand-over count until a request here uses them.
      */
     public static final String PRIMARY_HELD_BYTES = "sessionrep.primary.held.bytes";
-    /** Attribute bytes held as backups (bounded by max-backup-bytes). */
+    /** What the backups held here cost (bounded by max-backup-bytes): values, ids, names and a per-copy overhead. */
     public static final String BACKUP_BYTES = "sessionrep.backup.bytes";
     /** Copies of this node's sessions a backup refused to start (the backup's max-backup-bytes reached). */
     public static final String COPIES_REFUSED = "sessionrep.replication.refused";
@@ -114,6 +121,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     private final Tags tags;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
     private final List<java.util.function.LongSupplier> countSuppliers = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.ConcurrentHashMap<String, Counter> incompatibleByClass =
+            new java.util.concurrent.ConcurrentHashMap<>();
     public final Counter fullSent;
     public final Counter deltaSent;
     public final Counter bytesSent;
@@ -194,6 +203,16 @@ public final class ReplicationMetrics implements AutoCloseable {
 
     private Counter bytes(String name) {
         return track(Counter.builder(name).baseUnit("bytes").tags(tags).register(registry));
+    }
+
+    /** The count of attributes not restored because of an incompatible version of {@code className}. */
+    public Counter incompatible(String className) {
+        Counter counter = incompatibleByClass.get(className);
+        if (counter != null) {
+            return counter;
+        }
+        String tag = incompatibleByClass.size() < MAX_CLASS_TAGS ? className : "other";
+        return incompatibleByClass.computeIfAbsent(tag, t -> counter(INCOMPATIBLE, "class", t));
     }
 
     /** Registers a transport's own count as a counter with this node's tags (and its reason, if it has one). */

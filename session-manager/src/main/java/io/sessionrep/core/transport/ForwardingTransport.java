@@ -37,6 +37,11 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public io.sessionrep.core.wire.ProtocolRange protocolsOf(Member member) {
+        return delegate.protocolsOf(member);
+    }
+
+    @Override
     public void send(Member target, byte[] message) {
         delegate.send(target, message);
     }

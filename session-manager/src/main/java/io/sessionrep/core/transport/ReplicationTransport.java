@@ -30,6 +30,15 @@ public interface ReplicationTransport extends AutoCloseable {
     /** The current view, this node included, in the same order on every member. */
     List<Member> members();
 
+    /**
+     * The wire protocols {@code member} reads, as its cluster address states them ({@link
+     * io.sessionrep.core.wire.ProtocolRange#UNSTATED} when it states none); the core writes the newest protocol
+     * every member reads. By default every member reads what this build reads.
+     */
+    default io.sessionrep.core.wire.ProtocolRange protocolsOf(Member member) {
+        return io.sessionrep.core.wire.ProtocolRange.SUPPORTED;
+    }
+
     /** One-way message to one member. Silently dropped if {@code target} is no longer a member. */
     void send(Member target, byte[] message);
 
