@@ -54,6 +54,7 @@ public final class SessionReplicator implements AutoCloseable {
     private final IncomingMessages incoming;
     private final Touches touches;
     private final SyncInvalidation syncInvalidation;
+    private final ReadinessCheck readiness;
     private final ScheduledExecutorService maintenance;
 
     private SessionReplicator(ReplicationConfig config, ReplicationTransport transport, ClassLoader appClassLoader,
@@ -73,6 +74,7 @@ public final class SessionReplicator implements AutoCloseable {
         this.rebalancer = new Rebalancer(node, takeOver, acknowledged);
         this.replication = new RequestEndReplication(node, touches, acknowledged, rebalancer::requestPass);
         this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition, refusals);
+        this.readiness = new ReadinessCheck(node, rebalancer);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());
             t.setDaemon(true);
@@ -83,6 +85,7 @@ public final class SessionReplicator implements AutoCloseable {
         metrics.gauge(ReplicationMetrics.BACKUP_BYTES, node.backups::bytes);
         metrics.gauge(ReplicationMetrics.PRIMARY_HELD_BYTES, node::primaryHeldBytes);
         metrics.gauge(ReplicationMetrics.SESSIONS_BELOW_QUOTA, rebalancer::sessionsBelowQuota);
+        metrics.gauge(ReplicationMetrics.READY, () -> readiness.check().ready() ? 1 : 0);
         transport.counts().forEach(metrics::transportCount);
     }
 
@@ -348,6 +351,15 @@ public final class SessionReplicator implements AutoCloseable {
     /** Owned sessions with fewer backups than write-quota. */
     public int sessionsBelowQuota() {
         return rebalancer.sessionsBelowQuota();
+    }
+
+    /**
+     * Whether this node is settled in its cluster, and if not why ({@link Readiness} lists the conditions). Computed
+     * now from what the node knows, without network traffic; reads every owned session, so meant for probes every
+     * few seconds rather than for every request. "stopped" after {@link #close()}.
+     */
+    public Readiness readiness() {
+        return readiness.check();
     }
 
     /** The warning logged when the current view cannot meet write-quota; empty when it can. */

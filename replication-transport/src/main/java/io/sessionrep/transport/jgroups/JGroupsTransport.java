@@ -69,6 +69,8 @@ import javax.net.ssl.SSLContext;
  *       and never wait: while one runs, nothing more is read from that member.</li>
  *   <li><b>Membership</b>: every view change updates {@link #members()} and is reported to
  *       {@link MessageReceiver#onMembershipChange} in view order.</li>
+ *   <li><b>Partial clusters</b>: {@link #partialClusterSigns()} names nodes of the cluster heard of from another
+ *       view and configured peers that are up but not in the view ({@link PartialClusterWatch}).</li>
  * </ul>
  *
  * <p>Lifecycle: {@link #start} once, then {@link #close} (idempotent; leaves the cluster so that the
@@ -124,10 +126,12 @@ public final class JGroupsTransport implements ReplicationTransport {
     private LaneServer laneServer;
     private LaneClient laneClient;
     private final Map<Address, LaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
+    private final PartialClusterWatch.Timing watchTiming;
+    private volatile PartialClusterWatch partialWatch;
 
     /** A transport for {@code config}; nothing is opened before {@link #start}. */
     public JGroupsTransport(ReplicationConfig config) {
-        this(config, ProtocolRange.SUPPORTED);
+        this(config, ProtocolRange.SUPPORTED, PartialClusterWatch.Timing.DEFAULT);
     }
 
     /**
@@ -135,9 +139,19 @@ public final class JGroupsTransport implements ReplicationTransport {
      * build reads: to rehearse a cluster of mixed releases (a node of an older or a later release) in one build.
      */
     public JGroupsTransport(ReplicationConfig config, ProtocolRange protocols) {
+        this(config, protocols, PartialClusterWatch.Timing.DEFAULT);
+    }
+
+    /** As {@link #JGroupsTransport(ReplicationConfig)}, with other time bounds of the partial-cluster watch (tests). */
+    JGroupsTransport(ReplicationConfig config, PartialClusterWatch.Timing watchTiming) {
+        this(config, ProtocolRange.SUPPORTED, watchTiming);
+    }
+
+    private JGroupsTransport(ReplicationConfig config, ProtocolRange protocols, PartialClusterWatch.Timing watchTiming) {
         this.config = Objects.requireNonNull(config, "config");
         this.protocols = Objects.requireNonNull(protocols, "protocols");
         this.local = new Member(requireText(config.nodeName(), "node-name"), requireText(config.machineId(), "machine-id"));
+        this.watchTiming = Objects.requireNonNull(watchTiming, "watchTiming");
     }
 
     /**
@@ -162,6 +176,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 WireFormat.registerHeader();
                 created = JGroupsStacks.channel(config);
                 RepliesOnReceiverThread.install(created.getProtocolStack().getTransport());
+                partialWatch = PartialClusterWatch.install(local.name(), created, () -> membership, watchTiming);
             } catch (Exception e) {
                 closed = true;
                 throw startFailure(e);
@@ -185,6 +200,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 if (laneServer != null) {
                     laneServer.start();
                 }
+                partialWatch.start();
             } catch (Exception e) {
                 TransportException failure = startFailure(e);
                 closed = true;
@@ -404,6 +420,13 @@ public final class JGroupsTransport implements ReplicationTransport {
         laneClient = new LaneClient(frames, counters, tls);
     }
 
+    /** See {@link PartialClusterWatch}; none while not running. */
+    @Override
+    public List<String> partialClusterSigns() {
+        PartialClusterWatch watch = partialWatch;
+        return running && watch != null ? watch.signs() : List.of();
+    }
+
     @Override
     public void broadcast(byte[] message) {
         Objects.requireNonNull(message, "message");
@@ -564,6 +587,10 @@ public final class JGroupsTransport implements ReplicationTransport {
         Set<Address> departed = new HashSet<>(membership.addresses());
         departed.removeAll(next.addresses());
         membership = next;
+        PartialClusterWatch watch = partialWatch;
+        if (watch != null) {
+            watch.viewChanged(departed);
+        }
         handledPositions.trim(next.addresses());
         laneEndpoints.keySet().retainAll(next.addresses());
         if (laneClient != null) {
@@ -593,6 +620,7 @@ public final class JGroupsTransport implements ReplicationTransport {
      */
     private void shutDown(String reason) {
         running = false;
+        step("stopping the partial-cluster watch", partialWatch == null ? null : partialWatch::close);
         step("closing the data lane server", laneServer == null ? null : laneServer::close);
         step("closing the data lane client", laneClient == null ? null : laneClient::close);
         step("releasing held newcomer messages", newcomers == null ? null : newcomers::close);

@@ -65,6 +65,10 @@ class TomcatDistributionIT {
                     jmx.names().toString());
         }
 
+        // the WAR's readiness endpoint (its class file in WEB-INF/classes) finds the manager's node
+        a.awaitReady("/session-test/ready");
+        b.awaitReady("/session-test/ready");
+
         TomcatUser.Reply onB = user.get(b, "verify");
         assertEquals("node-b", onB.field("node"), onB.body());
         assertEquals(processed.field("checksum"), onB.field("checksum"), "same state on node-b");

@@ -52,6 +52,23 @@ final class TomcatProcess {
     }
 
     /** Waits until the test application answers (its own 404 JSON for a request without a session). */
+    /** Waits until the application's readiness endpoint at {@code path} answers 200 {@code ready}. */
+    void awaitReady(String path) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        java.net.URI ready = java.net.URI.create("http://127.0.0.1:" + httpPort + path);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        java.net.http.HttpResponse<String> last;
+        do {
+            last = http.send(java.net.http.HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(20)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (last.statusCode() == 200 && last.body().equals("ready\n")) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError(name + ": GET " + path + " answered " + last.statusCode() + " " + last.body());
+    }
+
     void awaitServing() throws Exception {
         long deadline = System.nanoTime() + START.toNanos();
         while (System.nanoTime() < deadline) {
