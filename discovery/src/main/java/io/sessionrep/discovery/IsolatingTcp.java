@@ -34,6 +34,7 @@ import java.util.List;
  *       order loses nothing by it: the data already written is still delivered before the FIN (no
  *       SO_LINGER 0 here), only JGroups' close marker is not sent.</li>
  * </ol>
+ * Its bundler starts no sender thread after it stopped ({@link StopAwareBundler}).
  * Its server logs the failed goodbye to a peer that was killed at DEBUG, not ERROR ({@link CrashedPeerCloseLog}).
  * It also lets the bundler send frames of up to {@value #MAX_BUNDLE_SIZE} bytes instead of 64,000, so that
  * FRAG4 may cut messages into fragments of {@value UpperProtocols#TCP_FRAG_SIZE} bytes (JGroups requires fragments
@@ -49,7 +50,10 @@ public class IsolatingTcp extends TCP {
 
     @Override
     public void init() throws Exception {
-        super.init(); // creates the bundler; it reads use_single_sender_thread when it starts
+        if (getBundler() == null) {
+            setBundler(new StopAwareBundler()); // JGroups' per-destination bundler, without its senders left after a close
+        }
+        super.init(); // initializes the bundler; it reads use_single_sender_thread when it starts
         if (getBundler() instanceof BaseBundler bundler) {
             bundler.useSingleSenderThread(false);
             // before FRAG4's init, which checks its fragments against it. The connections' 64 KiB output buffers

@@ -25,8 +25,8 @@ final class AcknowledgedSend {
     record Encoded(SessionUpdate update, byte[] bytes) {
     }
 
-    static Encoded encode(SessionUpdate update) {
-        return new Encoded(update, WireCodec.encode(new Message.Update(update, true)));
+    Encoded encode(SessionUpdate update) {
+        return new Encoded(update, node.wire.encode(new Message.Update(update, true)));
     }
 
     /**

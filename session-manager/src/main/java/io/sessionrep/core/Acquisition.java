@@ -6,7 +6,6 @@ import io.sessionrep.core.store.SessionCopy;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.Message.AcquireOutcome;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -198,7 +197,7 @@ final class Acquisition {
                 heldVersion = held.copy.version();
             }
         }
-        byte[] message = WireCodec.encode(new Message.Acquire(id, requestId, heldVersion));
+        byte[] message = node.wire.encode(new Message.Acquire(id, requestId, heldVersion));
         for (Member m : to) {
             node.transport.send(m, message);
         }
@@ -220,7 +219,7 @@ final class Acquisition {
     }
 
     private void cancel(Round round) {
-        byte[] cancel = WireCodec.encode(new Message.AcquireCancel(round.sessionId, round.requestId));
+        byte[] cancel = node.wire.encode(new Message.AcquireCancel(round.sessionId, round.requestId));
         for (String name : round.asked) {
             Member m = node.member(name);
             if (m != null) {
@@ -326,7 +325,7 @@ final class Acquisition {
         }
         node.backups.remove(id);
         node.lostOwnership.remove(id);
-        node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, copy.version(), node.self.name(), true, true)));
+        node.transport.broadcast(node.wire.encode(new Message.Ownership(id, copy.version(), node.self.name(), true, true)));
         if (node.config.writeQuota() > 0) {
             synchronized (entry) {
                 for (Member target : node.backupsOf(id)) {

@@ -5,7 +5,6 @@ import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +42,7 @@ final class AsyncSender implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AsyncSender.class.getName());
 
     private final ReplicationTransport transport;
+    private final java.util.function.Function<Message, byte[]> encoder;
     private final ReplicationMetrics metrics;
     private final int maxEntries;
     private final long maxBytes;
@@ -91,10 +91,13 @@ final class AsyncSender implements AutoCloseable {
     /**
      * @param onDropped called with (sessionId, target name) when an update was dropped, so the primary
      *                  sends that backup a full copy next time
+     * @param encoder   the messages' bytes, in the wire protocol the view agreed on
      */
     AsyncSender(ReplicationTransport transport, ReplicationMetrics metrics, int maxEntries, long maxBytes,
-                Duration window, String nodeName, BiConsumer<String, String> onDropped) {
+                Duration window, String nodeName, BiConsumer<String, String> onDropped,
+                java.util.function.Function<Message, byte[]> encoder) {
         this.transport = transport;
+        this.encoder = encoder;
         this.windowNanos = window.toNanos();
         this.metrics = metrics;
         this.maxEntries = maxEntries;
@@ -271,8 +274,8 @@ final class AsyncSender implements AutoCloseable {
         for (Pending pending : batch) {
             try {
                 byte[] bytes = pending.isInvalidation()
-                        ? WireCodec.encode(new Message.Invalidate(pending.sessionId()))
-                        : encoded.computeIfAbsent(pending.update(), update -> WireCodec.encode(new Message.Update(update, false)));
+                        ? encoder.apply(new Message.Invalidate(pending.sessionId()))
+                        : encoded.computeIfAbsent(pending.update(), update -> encoder.apply(new Message.Update(update, false)));
                 messages.add(new ReplicationTransport.Outbound(pending.target(), bytes));
                 sent.add(pending);
             } catch (Throwable e) {

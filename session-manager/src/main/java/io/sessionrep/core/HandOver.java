@@ -6,7 +6,6 @@ import io.sessionrep.core.store.SessionCopy;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.Message.AcquireOutcome;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -236,7 +235,7 @@ final class HandOver {
         node.metrics.handOversGranted.increment();
         LOG.log(System.Logger.Level.DEBUG, () -> "handing session " + LogIds.shortForm(id) + " over to "
                 + promised.requester().name() + " at version " + state.toVersion() + "; holders " + holders);
-        return new Grant(id, promised.requester(), WireCodec.encode(new Message.AcquireReply(id,
+        return new Grant(id, promised.requester(), node.wire.encode(new Message.AcquireReply(id,
                 promised.requestId(), AcquireOutcome.GRANTED, state, null, holders)));
     }
 
@@ -253,7 +252,7 @@ final class HandOver {
     }
 
     private void reply(Member to, Message.Acquire m, AcquireOutcome outcome, String hint) {
-        node.transport.send(to, WireCodec.encode(new Message.AcquireReply(m.sessionId(), m.requestId(), outcome,
+        node.transport.send(to, node.wire.encode(new Message.AcquireReply(m.sessionId(), m.requestId(), outcome,
                 null, hint, List.of())));
     }
 

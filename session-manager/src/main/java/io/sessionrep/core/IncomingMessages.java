@@ -1,6 +1,7 @@
 package io.sessionrep.core;
 
 import io.sessionrep.core.delta.SessionUpdate;
+import io.sessionrep.core.serial.ValueFormat;
 import io.sessionrep.core.store.BackupStore;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
@@ -25,8 +26,10 @@ final class IncomingMessages implements MessageReceiver {
     private final HandOver handOver;
     private final Acquisition acquisition;
     private final BackupRefusals refusals;
-    private static final int MAX_REPORTED = 1000;
-    private final java.util.Set<String> refusedSenders = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final ReportOnce refusedSenders = ReportOnce.standard();
+    /** Malformed messages and failures while handling one: warned at most once a minute, each counted. */
+    private final WarningInterval malformedWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
+    private final WarningInterval failureWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
 
     IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition,
                      BackupRefusals refusals) {
@@ -42,16 +45,20 @@ final class IncomingMessages implements MessageReceiver {
         node.metrics.bytesReceived.increment(bytes.length);
         Message message;
         try {
-            message = WireCodec.decode(bytes);
+            message = WireCodec.decode(bytes, node.wire.ours().newest());
         } catch (MalformedMessageException e) {
             node.metrics.rejectedMalformed.increment();
-            LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage());
+            if (malformedWarning.due()) {
+                LOG.log(System.Logger.Level.WARNING, "rejected malformed message from " + sender.name() + ": " + e.getMessage()
+                        + " (logged at most once a minute; every one is counted in " + io.sessionrep.core.metrics.ReplicationMetrics.REJECTED
+                        + "{reason=" + io.sessionrep.core.metrics.ReplicationMetrics.REASON_MALFORMED + "})");
+            }
             return null;
         }
         if (!node.inTransportView(sender.name())) {
             // only members of the current view replicate, fetch, invalidate or announce ownership here
             node.metrics.rejectedNotMember.increment();
-            if (refusedSenders.size() < MAX_REPORTED && refusedSenders.add(sender.name())) {
+            if (refusedSenders.firstTime(sender.name())) {
                 LOG.log(System.Logger.Level.WARNING, "rejected a message from " + sender.name() + ", which is not a"
                         + " member of the current view (logged once per sender, counted)");
             }
@@ -80,7 +87,7 @@ final class IncomingMessages implements MessageReceiver {
                 SessionUpdate copy = copyOf(m.sessionId());
                 PrimaryEntry owned = node.primary(m.sessionId()); // after the copy: an owner since then is told
                 boolean serving = owned != null && !owned.dormant;
-                return WireCodec.encode(new Message.FetchReply(copy, serving));
+                return node.wire.encode(new Message.FetchReply(copy, serving));
             } else if (message instanceof Message.Reconcile m) {
                 return MergeReconciler.answer(node, sender, m);
             } else if (message instanceof Message.Acquire m) {
@@ -98,7 +105,10 @@ final class IncomingMessages implements MessageReceiver {
             }
         } catch (Throwable e) { // no input may escape into the transport's thread
             node.metrics.rejectedMalformed.increment();
-            LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name(), e);
+            if (failureWarning.due()) {
+                LOG.log(System.Logger.Level.WARNING, "could not handle message from " + sender.name()
+                        + " (logged at most once a minute; every one is counted as malformed)", e);
+            }
         }
         return null;
     }
@@ -109,6 +119,10 @@ final class IncomingMessages implements MessageReceiver {
         if (update.valueBytes() > node.config.maxSessionSize()) {
             node.metrics.rejectedTooLarge.increment(); // the sender should not have sent it: refused, no answer
             return null;
+        }
+        if (node.backups.exceedsCopyBound(update)) {
+            // a delta that would grow the copy past max-session-size: the store drops the copy (answered FULL)
+            node.metrics.rejectedTooLarge.increment();
         }
         Message.AckStatus status;
         long version = update.toVersion();
@@ -131,7 +145,7 @@ final class IncomingMessages implements MessageReceiver {
                     loseOwnership(id);
                 } else {
                     // this node owns a copy at least as new: nothing to hold as a backup
-                    return m.ackRequested() ? WireCodec.encode(new Message.Ack(Message.AckStatus.APPLIED, version)) : null;
+                    return m.ackRequested() ? node.wire.encode(new Message.Ack(Message.AckStatus.APPLIED, version)) : null;
                 }
             }
             BackupStore.Backup held = node.backups.get(id);
@@ -142,9 +156,9 @@ final class IncomingMessages implements MessageReceiver {
                 node.metrics.rejectedNotOwner.increment();
                 status = Message.AckStatus.NEED_FULL;
                 if (!m.ackRequested()) {
-                    node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
+                    node.transport.send(sender, node.wire.encode(new Message.Resync(id)));
                 }
-                return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
+                return m.ackRequested() ? node.wire.encode(new Message.Ack(status, version)) : null;
             }
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
             if (status != Message.AckStatus.APPLIED) {
@@ -155,14 +169,14 @@ final class IncomingMessages implements MessageReceiver {
             if (status == Message.AckStatus.FULL) {
                 reportBackupsFull();
                 if (!m.ackRequested()) { // a sync primary reads it in the acknowledgement
-                    node.transport.send(sender, WireCodec.encode(new Message.Refused(id)));
+                    node.transport.send(sender, node.wire.encode(new Message.Refused(id)));
                 }
             }
             if (status == Message.AckStatus.NEED_FULL && !m.ackRequested() && !node.backups.wouldExceed(1)) {
-                node.transport.send(sender, WireCodec.encode(new Message.Resync(id)));
+                node.transport.send(sender, node.wire.encode(new Message.Resync(id)));
             }
         }
-        return m.ackRequested() ? WireCodec.encode(new Message.Ack(status, version)) : null;
+        return m.ackRequested() ? node.wire.encode(new Message.Ack(status, version)) : null;
     }
 
     private final WarningInterval fullWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
@@ -184,8 +198,10 @@ final class IncomingMessages implements MessageReceiver {
      */
     private SessionUpdate acceptedValues(SessionUpdate update, Member sender) {
         Map<String, byte[]> accepted = null;
+        boolean namedFields = node.wire.ours().newest() >= 3;
         for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
-            if (!node.attributes.readable(update.sessionId(), e.getKey(), e.getValue(), sender.name())) {
+            if ((!namedFields && ValueFormat.of(e.getValue()) == ValueFormat.NAMED_FIELDS) // a node stated to read protocol 2 only
+                    || !node.attributes.readable(update.sessionId(), e.getKey(), e.getValue(), sender.name())) {
                 if (accepted == null) {
                     accepted = new HashMap<>(update.changed());
                 }
@@ -238,7 +254,7 @@ final class IncomingMessages implements MessageReceiver {
                 loseOwnership(id);
             } else {
                 if (owner != null) {
-                    node.transport.send(owner, WireCodec.encode(
+                    node.transport.send(owner, node.wire.encode(
                             new Message.Ownership(id, myVersion, node.self.name(), serving)));
                 }
                 return;
@@ -255,7 +271,7 @@ final class IncomingMessages implements MessageReceiver {
         if (held >= m.version()) {
             SessionUpdate newer = node.backups.fullCopy(id);
             if (newer != null) {
-                node.transport.send(owner, WireCodec.encode(new Message.Update(newer, false)));
+                node.transport.send(owner, node.wire.encode(new Message.Update(newer, false)));
             }
             return;
         }

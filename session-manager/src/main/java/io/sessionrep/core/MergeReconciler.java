@@ -163,7 +163,7 @@ final class MergeReconciler {
     private String ask(Member partner, List<String> ids, Map<String, List<RemoteClaim>> into) {
         for (int from = 0; from < ids.size(); from += BATCH) {
             List<String> batch = ids.subList(from, Math.min(ids.size(), from + BATCH));
-            byte[] request = WireCodec.encode(new Message.Reconcile(List.copyOf(batch)));
+            byte[] request = node.wire.encode(new Message.Reconcile(List.copyOf(batch)));
             byte[] reply = null;
             long giveUp = System.nanoTime() + VIEW_WAIT.toNanos();
             while (reply == null) {
@@ -269,7 +269,7 @@ final class MergeReconciler {
             }
             mine.syncedBackups.clear();
             mine.confirmedBackups.clear();
-            node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, version, node.self.name(), !mine.dormant)));
+            node.transport.broadcast(node.wire.encode(new Message.Ownership(id, version, node.self.name(), !mine.dormant)));
         }
         node.metrics.mergeKept.increment();
         return true;
@@ -335,6 +335,6 @@ final class MergeReconciler {
                 }
             }
         }
-        return WireCodec.encode(new Message.ReconcileReply(claims));
+        return node.wire.encode(new Message.ReconcileReply(claims));
     }
 }

@@ -43,6 +43,8 @@ final class NodeState {
     final ReplicationTransport transport;
     final ReplicationMetrics metrics;
     final AttributeCodec attributes;
+    /** The wire protocol this node writes, agreed with the view. */
+    final ClusterProtocol wire;
     final BackupPlacement placement;
     final SessionEvents events;
     final Map<String, PrimaryEntry> primaries = new ConcurrentHashMap<>();
@@ -66,14 +68,15 @@ final class NodeState {
         this.transport = transport;
         this.metrics = metrics;
         this.attributes = attributes;
+        this.wire = new ClusterProtocol(config.nodeName(), transport.protocolsOf(transport.localMember()), attributes);
         this.placement = new BackupPlacement(config.writeQuota(), config.allowColocation());
         this.events = events;
         this.tombstones = new Tombstones(clock, TOMBSTONE_TTL);
         this.lostOwnership = new Tombstones(clock, LOST_OWNERSHIP_TTL);
         this.members = List.of(self);
-        this.backups = new BackupStore(config.maxBackupBytes());
+        this.backups = new BackupStore(config.maxBackupBytes(), config.maxSessionSize());
         this.sender = new AsyncSender(transport, metrics, config.asyncQueueEntries(), config.asyncQueueBytes(),
-                config.asyncBatchWindow(), config.nodeName(), this::backupOutOfDate);
+                config.asyncBatchWindow(), config.nodeName(), this::backupOutOfDate, wire::encode);
     }
 
     /** A queued update to {@code backup} was dropped or failed: send it a full copy next time. */
@@ -96,9 +99,15 @@ final class NodeState {
         return others;
     }
 
-    void setMembers(List<Member> view) {
+    /**
+     * Takes a new view, and agrees with it on the wire protocol; returns the members that read no protocol this
+     * node reads ({@link ClusterProtocol}).
+     */
+    List<Member> setMembers(List<Member> view) {
+        List<Member> strangers = wire.viewChanged(view, transport::protocolsOf);
         this.members = List.copyOf(view);
         this.others = members.stream().filter(m -> !m.name().equals(self.name())).toList();
+        return strangers;
     }
 
     boolean acquiring(String sessionId) {
@@ -234,7 +243,7 @@ final class NodeState {
                 BackupRefusals.ended(entry, target.name()); // it asks: it has room again
                 sender.enqueue(target, full);
             } else if (!entry.formerBackups.contains(target.name())) {
-                transport.send(target, wire(new io.sessionrep.core.wire.Message.Release(sessionId, entry.copy.version())));
+                transport.send(target, wire.encode(new io.sessionrep.core.wire.Message.Release(sessionId, entry.copy.version())));
             }
         }
     }
@@ -270,7 +279,7 @@ final class NodeState {
         if (entry.formerBackups.isEmpty() || !entry.confirmedBackups.containsAll(entry.syncedBackups)) {
             return;
         }
-        byte[] release = wire(new io.sessionrep.core.wire.Message.Release(entry.copy.sessionId(), entry.copy.version()));
+        byte[] release = wire.encode(new io.sessionrep.core.wire.Message.Release(entry.copy.sessionId(), entry.copy.version()));
         for (String former : entry.formerBackups) {
             sender.discard(entry.copy.sessionId(), former);
             Member m = member(former);
@@ -281,9 +290,5 @@ final class NodeState {
         LOG.log(System.Logger.Level.DEBUG, () -> "released former backups " + entry.formerBackups + " of session "
                 + LogIds.shortForm(entry.copy.sessionId()) + " at version " + entry.copy.version() + "; confirmed " + entry.confirmedBackups);
         entry.formerBackups.clear();
-    }
-
-    private static byte[] wire(io.sessionrep.core.wire.Message message) {
-        return io.sessionrep.core.wire.WireCodec.encode(message);
     }
 }

@@ -7,7 +7,6 @@ import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MemberLeftException;
 import io.sessionrep.core.wire.MalformedMessageException;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,7 +35,7 @@ final class RequestEndReplication {
     private final AcknowledgedSend acknowledged;
     /** Asks the rebalancer for a pass (former backups wait to be released). */
     private final Runnable rebalanceSoon;
-    private final Set<String> syncMissReported = ConcurrentHashMap.newKeySet();
+    private final ReportOnce syncMissReported = ReportOnce.standard();
 
     RequestEndReplication(NodeState node, Touches touches, AcknowledgedSend acknowledged, Runnable rebalanceSoon) {
         this.node = node;
@@ -254,9 +252,9 @@ final class RequestEndReplication {
             }
             if (node.config.replicationMode() == ReplicationMode.SYNC) {
                 if (update == delta && encodedDelta == null) {
-                    encodedDelta = AcknowledgedSend.encode(delta);
+                    encodedDelta = acknowledged.encode(delta);
                 } else if (update == full && encodedFull == null) {
-                    encodedFull = AcknowledgedSend.encode(full);
+                    encodedFull = acknowledged.encode(full);
                 }
                 AcknowledgedSend.Encoded encoded = update == delta ? encodedDelta : encodedFull;
                 if (after == null) {
@@ -304,7 +302,7 @@ final class RequestEndReplication {
             }
             if (node.config.replicationMode() == ReplicationMode.SYNC) {
                 if (encoded == null) {
-                    encoded = AcknowledgedSend.encode(delta);
+                    encoded = acknowledged.encode(delta);
                 }
                 acks.add(acknowledged.sendWithoutResync(former, encoded));
             } else {
@@ -440,7 +438,7 @@ final class RequestEndReplication {
 
     private void reportSyncMiss(String why, List<Member> sentTo) {
         String peers = String.valueOf(sentTo);
-        if (syncMissReported.size() < 1000 && syncMissReported.add(peers)) {
+        if (syncMissReported.firstTime(peers)) {
             LOG.log(System.Logger.Level.WARNING, "sync replication to " + peers + " not acknowledged: " + why
                     + "; the request proceeded (logged once per backup set, counted in "
                     + ReplicationMetrics.SYNC_TIMEOUTS + ")");

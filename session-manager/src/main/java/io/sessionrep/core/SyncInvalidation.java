@@ -2,7 +2,6 @@ package io.sessionrep.core;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.time.Duration;
 import java.util.HashSet;
@@ -54,7 +53,7 @@ final class SyncInvalidation {
      * {@code sync-timeout} after the call, whichever comes first (those not done by then get it over the channel).
      */
     void send(String sessionId, Set<String> holders) {
-        byte[] message = WireCodec.encode(new Message.Invalidate(sessionId));
+        byte[] message = node.wire.encode(new Message.Invalidate(sessionId));
         long deadline = System.nanoTime() + node.config.syncTimeout().toNanos();
         for (Member m : node.others()) {
             if (!holders.contains(m.name()) || !handledOverDirectPath(m, message, deadline)) {

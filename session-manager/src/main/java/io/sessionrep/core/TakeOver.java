@@ -198,7 +198,7 @@ final class TakeOver {
             return entry;
         }
         node.backups.remove(id);
-        node.transport.broadcast(WireCodec.encode(new Message.Ownership(id, copy.version(), node.self.name(), serving)));
+        node.transport.broadcast(node.wire.encode(new Message.Ownership(id, copy.version(), node.self.name(), serving)));
         if (node.config.writeQuota() > 0) {
             synchronized (fresh) {
                 SessionUpdate full = fresh.copy.toFullUpdate();
@@ -249,7 +249,7 @@ final class TakeOver {
                 pending.add(m.name());
             }
         }
-        byte[] fetch = WireCodec.encode(new Message.Fetch(sessionId));
+        byte[] fetch = node.wire.encode(new Message.Fetch(sessionId));
         SessionUpdate newest = local;
         boolean served = false;
         while (!pending.isEmpty()) {

@@ -2,7 +2,6 @@ package io.sessionrep.core;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.wire.Message;
-import io.sessionrep.core.wire.WireCodec;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,7 +54,7 @@ final class Touches {
             }
             for (int from = 0; from < entries.size(); from += MAX_BATCH) {
                 List<Message.Touch.Entry> batch = entries.subList(from, Math.min(entries.size(), from + MAX_BATCH));
-                byte[] bytes = WireCodec.encode(new Message.Touch(List.copyOf(batch)));
+                byte[] bytes = node.wire.encode(new Message.Touch(List.copyOf(batch)));
                 node.transport.send(target, bytes);
                 node.metrics.bytesSent.increment(bytes.length);
                 node.metrics.touchesSent.increment(batch.size());

@@ -64,6 +64,24 @@ class AttributeCodecTest {
         assertEquals(List.of(1), codec.read("s", "a", codec.write("s", "a", List.of(1)), "peer"));
     }
 
+    @Test
+    void aRefusedNameThatIsNoClassHereIsNotReportedAsAnAllowlistProblem() {
+        byte[] queue = HostileValues.plainKryoBytes(new java.util.PriorityQueue<>(List.of("x")));
+        byte[] list = HostileValues.plainKryoBytes(new ArrayList<>(List.of(1)));
+        byte[] misread = java.util.Arrays.copyOf(list, list.length); // a class name read out of step
+        misread[new String(list, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("java.util.Arr")] = 'x';
+        List<String> warnings = captureWarnings(() -> {
+            assertNull(codec.read("s", "a", queue, "peer"));
+            assertNull(codec.read("s", "b", misread, "peer"));
+        });
+        assertEquals(2, metrics.rejectedClass.count());
+        assertEquals(2, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("class java.util.PriorityQueue is not in serialization-allowlist"), warnings.get(0));
+        assertTrue(warnings.get(1).contains("'xava.util.ArrayList', which is neither in serialization-allowlist nor a class"
+                + " on this node"), warnings.get(1));
+        assertTrue(!warnings.get(1).contains("add its package"), warnings.get(1));
+    }
+
     private static List<String> captureWarnings(Runnable action) {
         Logger logger = Logger.getLogger(SessionReplicator.class.getName());
         List<String> warnings = new ArrayList<>();

@@ -346,6 +346,7 @@ public final class LocalCluster implements AutoCloseable {
         private final Map<String, List<String>> nodeCommandPrefixes = new LinkedHashMap<>();
         private String httpHost;
         private String classpath;
+        private final Map<String, String> nodeClasspaths = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -353,6 +354,12 @@ public final class LocalCluster implements AutoCloseable {
         /** The class path of the node JVMs (e.g. another build's sessionrep-node.jar). Default {@link NodeCommand}'s. */
         public Builder classpath(String path) {
             this.classpath = path;
+            return this;
+        }
+
+        /** The class path of one node's JVM, over {@link #classpath}: a cluster of two builds (a rolling upgrade). */
+        public Builder nodeClasspath(String node, String path) {
+            nodeClasspaths.put(Objects.requireNonNull(node), Objects.requireNonNull(path));
             return this;
         }
 
@@ -494,7 +501,7 @@ public final class LocalCluster implements AutoCloseable {
                 String name = nodeName(i);
                 List<String> command = new ArrayList<>(nodeCommandPrefixes.getOrDefault(name, commandPrefix));
                 command.addAll(NodeCommand.build(jvmArgs, flags(i, name, clusterName, bindPorts),
-                        classpath != null ? classpath : NodeCommand.classpath()));
+                        nodeClasspaths.getOrDefault(name, classpath != null ? classpath : NodeCommand.classpath())));
                 cluster.specs.put(name, new NodeSpec(name, bindPorts[i], List.copyOf(command),
                         dir.resolve(name + ".log")));
             }
@@ -502,6 +509,11 @@ public final class LocalCluster implements AutoCloseable {
                 if (!cluster.specs.containsKey(name)) {
                     cluster.close();
                     throw new IllegalArgumentException("deferred: no node " + name + " in " + cluster.specs.keySet());
+                }
+            }
+            for (String name : nodeClasspaths.keySet()) {
+                if (!cluster.specs.containsKey(name)) {
+                    throw new IllegalArgumentException("nodeClasspath: no node " + name + " in " + cluster.specs.keySet());
                 }
             }
             for (String name : nodeCommandPrefixes.keySet()) {

@@ -66,7 +66,10 @@ final class InboundDispatcher implements Receiver {
             frame = WireFormat.read(message);
         } catch (MalformedFrameException e) {
             counters.malformedFrame();
-            LOG.log(System.Logger.Level.WARNING, "dropped a message from {0}: {1}", source, e.getMessage());
+            if (malformedWarning.due()) {
+                LOG.log(System.Logger.Level.WARNING, "dropped a message from {0}: {1} (logged at most once a minute;"
+                        + " each one counted in sessionrep.transport.refused'{'reason=malformed-frame'}')", source, e.getMessage());
+            }
             return;
         }
         switch (frame.kind()) {
@@ -152,7 +155,14 @@ final class InboundDispatcher implements Receiver {
 
     private void receiverFailed(Member sender, RuntimeException e) {
         counters.receiverFailed();
-        LOG.log(System.Logger.Level.WARNING, "the receiver failed on a message from " + sender
-                + "; the transport keeps running", e);
+        if (failureWarning.due()) {
+            LOG.log(System.Logger.Level.WARNING, "the receiver failed on a message from " + sender
+                    + "; the transport keeps running (logged at most once a minute, each one counted)", e);
+        }
     }
+
+    private final io.sessionrep.core.WarningInterval malformedWarning =
+            new io.sessionrep.core.WarningInterval(java.time.Duration.ofMinutes(1));
+    private final io.sessionrep.core.WarningInterval failureWarning =
+            new io.sessionrep.core.WarningInterval(java.time.Duration.ofMinutes(1));
 }

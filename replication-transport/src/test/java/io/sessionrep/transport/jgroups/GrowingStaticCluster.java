@@ -4,6 +4,7 @@ import io.sessionrep.core.ContractNetwork;
 import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.wire.ProtocolRange;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,20 +20,30 @@ import java.util.UUID;
 final class GrowingStaticCluster implements ContractNetwork {
     private final String clusterName;
     private final String clusterKey;
+    private final java.util.Map<String, ProtocolRange> releases;
     private final List<HostPort> started = new ArrayList<>();
 
     GrowingStaticCluster(String namePrefix) {
-        this(namePrefix, null);
+        this(namePrefix, null, java.util.Map.of());
     }
 
-    private GrowingStaticCluster(String namePrefix, String clusterKey) {
+    private GrowingStaticCluster(String namePrefix, String clusterKey, java.util.Map<String, ProtocolRange> releases) {
         this.clusterName = namePrefix + "-" + UUID.randomUUID();
         this.clusterKey = clusterKey;
+        this.releases = releases;
+    }
+
+    /**
+     * The nodes named in {@code releases} state those wire protocols (a node of an older or a later release), the
+     * others what this build reads.
+     */
+    static GrowingStaticCluster mixed(String namePrefix, java.util.Map<String, ProtocolRange> releases) {
+        return new GrowingStaticCluster(namePrefix, null, releases);
     }
 
     /** Every message sealed with {@code cluster-key}. */
     static GrowingStaticCluster sealed(String namePrefix) {
-        return new GrowingStaticCluster(namePrefix, "the-shared-secret-of-this-cluster");
+        return new GrowingStaticCluster(namePrefix, "the-shared-secret-of-this-cluster", java.util.Map.of());
     }
 
     @Override
@@ -43,7 +54,7 @@ final class GrowingStaticCluster implements ContractNetwork {
 
     @Override
     public ReplicationTransport transport(ReplicationConfig config) {
-        return new JGroupsTransport(config);
+        return new JGroupsTransport(config, releases.getOrDefault(config.nodeName(), ProtocolRange.SUPPORTED));
     }
 
     /** {@code options} for the next node. */

@@ -116,11 +116,13 @@ public enum ConfigOption {
             "experts: a JGroups XML stack replacing the generated one (then no discovery options)"),
     MAX_SESSION_SIZE("max-session-size", Layer.CORE,
             OptionSpec.size(KIB, 2 * GIB, "a size from 1KiB to 2GiB", "size, 1KiB..2GiB").byDefault(MIB),
-            "larger sessions are not replicated (warned once per session, counted)"),
+            "larger sessions are not replicated (warned once per session, counted); backups refuse larger copies,"
+                    + " also when deltas would grow one past it"),
     MAX_BACKUP_BYTES("max-backup-bytes", Layer.CORE, OptionSpec.size(MIB, 1024 * GIB,
                     "a size from 1MiB to 1TiB (default: half the heap)", "size, 1MiB..1TiB")
             .byDefault(() -> Math.max(MIB, Runtime.getRuntime().maxMemory() / 2), "half the JVM's max heap"),
-            "attribute bytes held at most as backups of other nodes' sessions; then new copies are refused"),
+            "heap held at most as backups of other nodes' sessions (values, ids, names, per-copy overhead); then new"
+                    + " copies are refused, and a copy an update would grow past it is dropped"),
     CLUSTER_KEY("cluster-key", Layer.TRANSPORT, OptionSpec.text("SECRET", "secret of ≥ 16 characters, or file:/path",
             OptionParsers::clusterKey).secret(),
             "shared secret: encrypts and authenticates all traffic; nodes without it cannot join"),

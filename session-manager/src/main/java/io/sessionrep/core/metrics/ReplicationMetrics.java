@@ -31,6 +31,10 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.messages.rejected{reason}</td><td>received messages or attributes refused:
  *       malformed, class-not-allowed, undecodable</td></tr>
  *   <tr><td>sessionrep.attributes.not.serializable</td><td>attribute values that could not be serialized</td></tr>
+ *   <tr><td>sessionrep.attributes.incompatible{class}</td><td>attributes not restored because they were written by
+ *       a version of {@code class} this node's version cannot take (a field whose type changed, a class or enum
+ *       constant that does not exist here, a changed serialVersionUID); at most {@value #MAX_CLASS_TAGS} class
+ *       tags, then {@code class=other}</td></tr>
  *   <tr><td>sessionrep.sessions.too.large</td><td>replications skipped because of max-session-size</td></tr>
  *   <tr><td>sessionrep.takeovers{source=local-backup|cluster}</td><td>sessions this node became primary of</td></tr>
  *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
@@ -39,6 +43,7 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.replication.refused</td><td>copies of this node's sessions that a backup refused to start
  *       (its max-backup-bytes reached), counted at the primary</td></tr>
  *   <tr><td>sessionrep.sessions.below.quota</td><td>gauge: owned sessions with fewer backups than write-quota</td></tr>
+ *   <tr><td>sessionrep.ready</td><td>gauge: 1 when the node is ready (io.sessionrep.core.Readiness), else 0</td></tr>
  *   <tr><td>sessionrep.rebalance.copies</td><td>full copies sent to restore the quota after a membership change</td></tr>
  *   <tr><td>sessionrep.promotions</td><td>backups promoted to primary because their primary left</td></tr>
  *   <tr><td>sessionrep.merge.resolved{outcome=kept|dropped|invalidated}</td><td>sessions held on both sides of a
@@ -67,6 +72,9 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String SYNC_TIMEOUTS = "sessionrep.sync.timeouts";
     public static final String REJECTED = "sessionrep.messages.rejected";
     public static final String NOT_SERIALIZABLE = "sessionrep.attributes.not.serializable";
+    public static final String INCOMPATIBLE = "sessionrep.attributes.incompatible";
+    /** Class names come from received bytes: this many distinct {@code class} tags, the rest counted as other. */
+    public static final int MAX_CLASS_TAGS = 100;
     public static final String TOO_LARGE = "sessionrep.sessions.too.large";
     public static final String TAKEOVERS = "sessionrep.takeovers";
     public static final String TAKEOVER_MISSES = "sessionrep.takeover.misses";
@@ -77,6 +85,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     /** Requests refused (503) because the session's owner did not hand it over within ownership-timeout. */
     public static final String OWNERSHIP_TIMEOUTS = "sessionrep.ownership.timeouts";
     public static final String SESSIONS_BELOW_QUOTA = "sessionrep.sessions.below.quota";
+    /** 1 while the node is ready ({@link io.sessionrep.core.Readiness}: settled in its cluster), else 0. */
+    public static final String READY = "sessionrep.ready";
     public static final String REBALANCED = "sessionrep.rebalance.copies";
     public static final String PROMOTIONS = "sessionrep.promotions";
     public static final String MERGE_RESOLVED = "sessionrep.merge.resolved";
@@ -100,7 +110,7 @@ public final class ReplicationMetrics implements AutoCloseable {
      * by a hand-over count until a request here uses them.
      */
     public static final String PRIMARY_HELD_BYTES = "sessionrep.primary.held.bytes";
-    /** Attribute bytes held as backups (bounded by max-backup-bytes). */
+    /** What the backups held here cost (bounded by max-backup-bytes): values, ids, names and a per-copy overhead. */
     public static final String BACKUP_BYTES = "sessionrep.backup.bytes";
     /** Copies of this node's sessions a backup refused to start (the backup's max-backup-bytes reached). */
     public static final String COPIES_REFUSED = "sessionrep.replication.refused";
@@ -111,6 +121,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     private final Tags tags;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
     private final List<java.util.function.LongSupplier> countSuppliers = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.ConcurrentHashMap<String, Counter> incompatibleByClass =
+            new java.util.concurrent.ConcurrentHashMap<>();
     public final Counter fullSent;
     public final Counter deltaSent;
     public final Counter bytesSent;
@@ -191,6 +203,16 @@ public final class ReplicationMetrics implements AutoCloseable {
 
     private Counter bytes(String name) {
         return track(Counter.builder(name).baseUnit("bytes").tags(tags).register(registry));
+    }
+
+    /** The count of attributes not restored because of an incompatible version of {@code className}. */
+    public Counter incompatible(String className) {
+        Counter counter = incompatibleByClass.get(className);
+        if (counter != null) {
+            return counter;
+        }
+        String tag = incompatibleByClass.size() < MAX_CLASS_TAGS ? className : "other";
+        return incompatibleByClass.computeIfAbsent(tag, t -> counter(INCOMPATIBLE, "class", t));
     }
 
     /** Registers a transport's own count as a counter with this node's tags (and its reason, if it has one). */

@@ -18,8 +18,8 @@ import com.esotericsoftware.kryo.util.DefaultClassResolver;
  * an error, or as another object, in a Kryo that had decoded something before (a fuzzer finding: the same
  * bytes decoded differently by two pooled Kryos). No valid stream has a negative class id.
  */
-final class AllowlistClassResolver extends DefaultClassResolver {
-    private final ClassAllowlist allowlist;
+class AllowlistClassResolver extends DefaultClassResolver {
+    final ClassAllowlist allowlist;
 
     AllowlistClassResolver(ClassAllowlist allowlist) {
         this.allowlist = allowlist;
@@ -27,13 +27,18 @@ final class AllowlistClassResolver extends DefaultClassResolver {
 
     @Override
     protected void writeName(Output output, Class type, Registration registration) {
+        requireAllowed(type);
+        super.writeName(output, type, registration);
+    }
+
+    /** Refuses, on the primary, a class no backup would accept. */
+    final void requireAllowed(Class<?> type) {
         if (!allowlist.allows(type.getName())) {
             throw new KryoException(new UnsupportedValueException(type.getName(), ValueTypes.isJdk(type)
                     ? ValueTypes.adviceFor(type)
                     : "not in serialization-allowlist, so no backup would accept it: add its package to "
                             + "serialization-allowlist on every node"));
         }
-        super.writeName(output, type, registration);
     }
 
     /** Peeks at the class id and steps back: every input here holds one whole value in an array. */
@@ -51,7 +56,7 @@ final class AllowlistClassResolver extends DefaultClassResolver {
     @Override
     protected Class<?> getTypeByName(String className) {
         if (!allowlist.allows(className)) {
-            throw new KryoException(new ClassNotAllowedException(className));
+            throw new KryoException(new ClassNotAllowedException(className, kryo.getClassLoader()));
         }
         return super.getTypeByName(className);
     }

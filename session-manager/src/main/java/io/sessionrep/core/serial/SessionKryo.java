@@ -3,7 +3,6 @@ package io.sessionrep.core.serial;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.SerializerFactory;
-import com.esotericsoftware.kryo.serializers.FieldSerializer;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
@@ -28,6 +27,12 @@ import java.io.Externalizable;
  *
  * <p><b>Sizes</b> are checked by {@link BoundedInput} and the serializers {@link ValueTypes} chooses.
  *
+ * <p><b>Format.</b> {@link ValueFormat#FIELD_ORDER}: application classes by Kryo's {@code FieldSerializer}, records by
+ * its {@code RecordSerializer}, enums by ordinal. {@link ValueFormat#NAMED_FIELDS}: application classes and
+ * records by {@link NamedFieldSerializer}, every enum by name ({@link EnumByNameSerializer}), class names in one
+ * table per value ({@link ClassTableResolver}). Everything else (JDK values, collections, arrays, the Java
+ * serialization fallback) is the same in both.
+ *
  * <p>Class names are checked against the allowlist on both sides ({@link AllowlistClassResolver}).
  * A {@code SessionKryo} is used by one thread at a time and is thrown away after any failure: Kryo keeps
  * per-call state (depth, generics, class-name table) that a failed call leaves inconsistent (Kryo issue
@@ -37,13 +42,20 @@ final class SessionKryo extends Kryo {
     /** Nesting levels a value may have; each object, collection element or field value is one level. */
     static final int MAX_DEPTH = 100;
 
-    SessionKryo(ClassAllowlist allowlist, ClassLoader classLoader) {
-        super(new AllowlistClassResolver(allowlist), null);
+    private final ValueFormat format;
+
+    SessionKryo(ClassAllowlist allowlist, ClassLoader classLoader, ValueFormat format) {
+        super(format == ValueFormat.NAMED_FIELDS ? new ClassTableResolver(allowlist) : new AllowlistClassResolver(allowlist),
+                null);
+        this.format = format;
         setReferences(false);
         setRegistrationRequired(false);
         setMaxDepth(MAX_DEPTH);
         setClassLoader(classLoader);
         setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+        if (format == ValueFormat.NAMED_FIELDS) {
+            setAutoReset(false); // the class table is read off the resolver after the value: reset by the caller
+        }
         SerializerFactory.FieldSerializerFactory fields = new SerializerFactory.FieldSerializerFactory();
         setDefaultSerializer(new SerializerFactory<Serializer<?>>() {
             @Override
@@ -51,8 +63,7 @@ final class SessionKryo extends Kryo {
                 if (needsJavaSerialization(type)) {
                     return new FilteredJavaSerializer(allowlist, classLoader);
                 }
-                FieldSerializer<?> serializer = fields.newSerializer(kryo, type);
-                return serializer;
+                return format == ValueFormat.NAMED_FIELDS ? new NamedFieldSerializer(type) : fields.newSerializer(kryo, type);
             }
 
             @Override
@@ -62,10 +73,31 @@ final class SessionKryo extends Kryo {
         });
     }
 
-    /** {@link ValueTypes} first; Kryo's own table for what it leaves to Kryo. */
+    ValueFormat format() {
+        return format;
+    }
+
+    /** The class table of a {@link ValueFormat#NAMED_FIELDS} Kryo. */
+    ClassTableResolver classTable() {
+        return (ClassTableResolver) getClassResolver();
+    }
+
+    /**
+     * {@link ValueTypes} first; then, in the named-fields format, enums by name and application records by name
+     * (Kryo's own record serializer writes components by position); Kryo's own table for the rest.
+     */
     @Override
     @SuppressWarnings("rawtypes")
     public Serializer getDefaultSerializer(Class type) {
+        if (format == ValueFormat.NAMED_FIELDS) {
+            if (Enum.class.isAssignableFrom(type) && type != Enum.class) {
+                return new EnumByNameSerializer(type);
+            }
+            if (type.isRecord() && !ValueTypes.isJdk(type) && !needsJavaSerialization(type)
+                    && java.io.Serializable.class.isAssignableFrom(type)) {
+                return new NamedFieldSerializer(type);
+            }
+        }
         Serializer<?> chosen = ValueTypes.serializerFor(type, () -> super.getDefaultSerializer(type));
         return chosen != null ? chosen : super.getDefaultSerializer(type);
     }

@@ -9,36 +9,62 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
-/** The backup copies this node holds for other primaries, with the name of the owner of each. */
+/**
+ * The backup copies this node holds for other primaries, with the name of the owner of each. What they hold is
+ * bounded whatever the owners send: each copy's values by {@code max-session-size}, also when deltas make it grow,
+ * and all copies together by {@code max-backup-bytes}, counted as {@link SessionCopy#heldBytes} (values, ids,
+ * names and a per-copy overhead). A new copy that would pass the bound is refused; an update that would make a
+ * held copy pass either bound drops that copy (its owner hears {@link AckStatus#FULL}, as for a new one, and sends
+ * a full copy again when this node has room): a copy that missed an update must not stay to be promoted later.
+ */
 public final class BackupStore {
     private final Map<String, Backup> backups = new ConcurrentHashMap<>();
-    /** Attribute bytes of the held copies. */
+    /** {@link SessionCopy#heldBytes} of the held copies. */
     private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
     private final long maxBytes;
+    private final long maxCopyValueBytes;
 
     /** A store without a bound (tests of the core). */
     public BackupStore() {
-        this(Long.MAX_VALUE);
+        this(Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
-    /** A store holding at most {@code maxBytes} attribute bytes; new copies beyond it are refused. */
-    public BackupStore(long maxBytes) {
+    /**
+     * A store holding at most {@code maxBytes} ({@code max-backup-bytes}), each copy at most
+     * {@code maxCopyValueBytes} of values ({@code max-session-size}).
+     */
+    public BackupStore(long maxBytes, long maxCopyValueBytes) {
         this.maxBytes = maxBytes;
+        this.maxCopyValueBytes = maxCopyValueBytes;
     }
 
-    /** Attribute bytes held. */
+    /** What the held copies cost ({@link SessionCopy#heldBytes}). */
     public long bytes() {
         return bytes.get();
     }
 
-    /** True when a new copy of {@code size} bytes would exceed the bound. */
+    /** True when a new copy of {@code size} held bytes would exceed the bound. */
     public boolean wouldExceed(long size) {
         return bytes.get() + size > maxBytes;
     }
 
+    /** Whether {@code update} would make the copy of its session hold more values than one copy may. */
+    public boolean exceedsCopyBound(SessionUpdate update) {
+        if (update.full()) {
+            return update.valueBytes() > maxCopyValueBytes;
+        }
+        Backup held = backups.get(update.sessionId());
+        if (held == null) {
+            return false;
+        }
+        synchronized (held.copy) {
+            return held.copy.sizesAfter(update)[0] > maxCopyValueBytes;
+        }
+    }
+
     private static long sizeOf(Backup b) {
         synchronized (b.copy) {
-            return b.copy.valueBytes();
+            return b.copy.heldBytes();
         }
     }
     /** Copies released recently: (owner, version) per id, so a late update cannot re-create them. */
@@ -73,7 +99,11 @@ public final class BackupStore {
     public void hold(SessionCopy copy, Member owner) {
         released.remove(copy.sessionId());
         Backup previous = backups.put(copy.sessionId(), new Backup(copy, owner));
-        bytes.addAndGet(copy.valueBytes() - (previous == null ? 0 : sizeOf(previous)));
+        long size;
+        synchronized (copy) {
+            size = copy.heldBytes();
+        }
+        bytes.addAndGet(size - (previous == null ? 0 : sizeOf(previous)));
     }
 
     /**
@@ -91,6 +121,10 @@ public final class BackupStore {
      * this node was released is ignored.
      */
     public AckStatus apply(SessionUpdate update, Member owner, boolean acknowledged) {
+        if (update.full() && update.valueBytes() > maxCopyValueBytes) {
+            remove(update.sessionId());
+            return AckStatus.FULL;
+        }
         Released gone = released.get(update.sessionId());
         if (gone != null && gone.owner().equals(owner.name())) {
             if (acknowledged) {
@@ -104,17 +138,18 @@ public final class BackupStore {
             if (!update.full()) {
                 return AckStatus.NEED_FULL;
             }
-            if (wouldExceed(update.valueBytes())) {
-                return AckStatus.FULL; // the bound: copies held keep being updated, new ones are refused
+            if (wouldExceed(SessionCopy.sizesOf(update)[1])) {
+                return AckStatus.FULL; // the bound: new copies are refused
             }
             Backup created = new Backup(SessionCopy.of(update), owner);
             Backup raced = backups.putIfAbsent(update.sessionId(), created);
             if (raced == null) {
-                bytes.addAndGet(created.copy.valueBytes());
+                bytes.addAndGet(created.copy.heldBytes());
                 return AckStatus.APPLIED;
             }
             existing = raced;
         }
+        boolean drop;
         synchronized (existing.copy) {
             long held = existing.copy.version();
             if (update.toVersion() <= held) {
@@ -123,13 +158,22 @@ public final class BackupStore {
             if (!update.full() && update.fromVersion() != held) {
                 return AckStatus.NEED_FULL;
             }
-            long before = existing.copy.valueBytes();
-            existing.copy.apply(update);
-            bytes.addAndGet(existing.copy.valueBytes() - before);
-            existing.owner = owner;
-            existing.changedAt = System.currentTimeMillis();
-            return AckStatus.APPLIED;
+            long before = existing.copy.heldBytes();
+            long[] after = existing.copy.sizesAfter(update);
+            long growth = after[1] - before;
+            drop = after[0] > maxCopyValueBytes || (growth > 0 && bytes.get() + growth > maxBytes);
+            if (!drop) {
+                existing.copy.apply(update);
+                bytes.addAndGet(existing.copy.heldBytes() - before);
+                existing.owner = owner;
+                existing.changedAt = System.currentTimeMillis();
+                return AckStatus.APPLIED;
+            }
         }
+        if (backups.remove(update.sessionId(), existing)) { // it would pass a bound: a copy left behind must go
+            bytes.addAndGet(-sizeOf(existing));
+        }
+        return AckStatus.FULL;
     }
 
     /** Moves the last access time of a held copy forward (a touch from its primary). */

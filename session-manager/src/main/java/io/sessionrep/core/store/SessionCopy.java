@@ -36,6 +36,14 @@ public final class SessionCopy {
         }
     }
 
+    /**
+     * Heap a copy takes besides its values, ids and names (the object, its map, their headers): part of what
+     * {@link #heldBytes} counts, so that many small copies with long ids or names are not free.
+     */
+    public static final int COPY_OVERHEAD = 200;
+    /** Heap one attribute takes besides its value and name (map entry, table slot, array and string headers). */
+    public static final int ENTRY_OVERHEAD = 64;
+
     private final String sessionId;
     private long version;
     private long creationTime;
@@ -51,6 +59,8 @@ public final class SessionCopy {
      */
     private Map<byte[], ValueDigest> computed;
     private long valueBytes;
+    /** {@link #ENTRY_OVERHEAD} and two bytes per name character, for each attribute held. */
+    private long entryBytes;
 
     public SessionCopy(String sessionId) {
         this.sessionId = sessionId;
@@ -72,14 +82,18 @@ public final class SessionCopy {
                 attributes.clear();
             }
             valueBytes = 0;
+            entryBytes = 0;
         }
         for (String name : update.removed()) {
-            valueBytes -= lengthOf(digests == null ? attributes.remove(name) : digests.remove(name));
+            Object old = digests == null ? attributes.remove(name) : digests.remove(name);
+            valueBytes -= lengthOf(old);
+            entryBytes -= old == null ? 0 : entryBytes(name);
         }
         for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
             Object old = digests == null ? attributes.put(e.getKey(), e.getValue())
                     : digests.put(e.getKey(), digestOf(e.getValue()));
             valueBytes += e.getValue().length - lengthOf(old);
+            entryBytes += old == null ? entryBytes(e.getKey()) : 0;
         }
         computed = null;
         version = update.toVersion();
@@ -188,5 +202,54 @@ public final class SessionCopy {
     /** Sum of the serialized attribute sizes. */
     public long valueBytes() {
         return valueBytes;
+    }
+
+    /** What holding this copy costs in heap, roughly: values, names, the id, and the overheads above. */
+    public long heldBytes() {
+        return COPY_OVERHEAD + 2L * sessionId.length() + entryBytes + valueBytes;
+    }
+
+    /** {@link #valueBytes} and {@link #heldBytes} this copy would have after {@code update}, which is not applied. */
+    public long[] sizesAfter(SessionUpdate update) {
+        if (update.full()) {
+            return sizesOf(update);
+        }
+        long values = valueBytes;
+        long entries = entryBytes;
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String name : update.removed()) {
+            if (hasAttribute(name) && seen.add(name)) {
+                values -= lengthOfHeld(name);
+                entries -= entryBytes(name);
+            }
+        }
+        for (Map.Entry<String, byte[]> e : update.changed().entrySet()) {
+            if (hasAttribute(e.getKey()) && !seen.contains(e.getKey())) {
+                values -= lengthOfHeld(e.getKey());
+            } else {
+                entries += entryBytes(e.getKey());
+            }
+            values += e.getValue().length;
+        }
+        return new long[] {values, COPY_OVERHEAD + 2L * sessionId.length() + entries + values};
+    }
+
+    /** {@link #valueBytes} and {@link #heldBytes} of a copy made of the full update {@code full}. */
+    public static long[] sizesOf(SessionUpdate full) {
+        long values = 0;
+        long entries = 0;
+        for (Map.Entry<String, byte[]> e : full.changed().entrySet()) {
+            values += e.getValue().length;
+            entries += entryBytes(e.getKey());
+        }
+        return new long[] {values, COPY_OVERHEAD + 2L * full.sessionId().length() + entries + values};
+    }
+
+    private long lengthOfHeld(String name) {
+        return lengthOf(digests == null ? attributes.get(name) : digests.get(name));
+    }
+
+    private static long entryBytes(String name) {
+        return ENTRY_OVERHEAD + 2L * name.length();
     }
 }

@@ -37,6 +37,11 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public io.sessionrep.core.wire.ProtocolRange protocolsOf(Member member) {
+        return delegate.protocolsOf(member);
+    }
+
+    @Override
     public void send(Member target, byte[] message) {
         delegate.send(target, message);
     }
@@ -66,6 +71,11 @@ public class ForwardingTransport implements ReplicationTransport {
     public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
             throws TransportException, java.util.concurrent.TimeoutException {
         return delegate.sendOnCallerThread(target, message, timeout);
+    }
+
+    @Override
+    public List<String> partialClusterSigns() {
+        return delegate.partialClusterSigns();
     }
 
     @Override

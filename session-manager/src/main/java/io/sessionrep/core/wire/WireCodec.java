@@ -10,12 +10,14 @@ import java.util.Set;
 
 /**
  * Binary encoding of {@link Message}s. Every message starts with a magic byte, the protocol version and
- * a type byte. The decoder checks every length against the bytes actually present before it allocates,
+ * a type byte. It writes the version it is told ({@link ProtocolRange}: what every member of the view reads) and
+ * reads every version from {@link #OLDEST_READ} to {@link #CURRENT}; the messages themselves are the same in both,
+ * the attribute values inside differ (see {@link ProtocolRange}). The decoder checks every length against the bytes actually present before it allocates,
  * so hostile input costs at most the size of the input; anything wrong is a
  * {@link MalformedMessageException}, never another exception.
  *
  * <pre>
- * header   : magic 0x53, version 2, type
+ * header   : magic 0x53, version (2 or 3), type
  * string   : u16 length, UTF-8 bytes           (ids, names; at most 4096 bytes)
  * bytes    : i32 length, bytes
  * UPDATE   : flags(1: full, 2: ack requested) id from to created accessed maxInactive(i32)
@@ -33,10 +35,13 @@ import java.util.Set;
 public final class WireCodec {
     static final byte MAGIC = 0x53;
     /**
-     * 2: attribute values are Kryo without references (KryoSessionSerializer); version-1 values would
-     * decode wrong without an error, so a node speaking 1 is refused as malformed.
+     * The newest protocol: 3, attribute values with named fields. 2: values with fields in declaration order (read,
+     * and written while a member reads nothing newer). 1 (values with references) is refused as malformed: its
+     * values would decode wrong without an error.
      */
-    static final byte VERSION = 2;
+    public static final int CURRENT = 3;
+    /** The oldest protocol this build reads. */
+    public static final int OLDEST_READ = 2;
     static final int MAX_STRING = 4096;
 
     private static final byte UPDATE = 1;
@@ -66,10 +71,23 @@ public final class WireCodec {
     private WireCodec() {
     }
 
+    /** {@code message} in the {@link #CURRENT} protocol. */
     public static byte[] encode(Message message) {
+        return encode(message, CURRENT);
+    }
+
+    /**
+     * {@code message} in protocol {@code version}. The caller makes its attribute values readable in that version
+     * (protocol 2 reads only field-order values).
+     */
+    public static byte[] encode(Message message, int version) {
+        if (version < OLDEST_READ || version > CURRENT) {
+            throw new IllegalArgumentException("protocol " + version + " is not written by this build (" + OLDEST_READ
+                    + "-" + CURRENT + ")");
+        }
         Writer w = new Writer(estimate(message));
         w.u8(MAGIC);
-        w.u8(VERSION);
+        w.u8((byte) version);
         if (message instanceof Message.Update m) {
             w.u8(UPDATE);
             writeUpdate(w, m.update(), m.ackRequested());
@@ -235,14 +253,21 @@ public final class WireCodec {
         }
     }
 
+    /** A message of any protocol this build reads. */
     public static Message decode(byte[] data) throws MalformedMessageException {
+        return decode(data, CURRENT);
+    }
+
+    /** A message of a protocol from {@link #OLDEST_READ} to {@code newest} (what the node states it reads). */
+    public static Message decode(byte[] data, int newest) throws MalformedMessageException {
         Reader r = new Reader(data);
         if (r.u8() != MAGIC) {
             throw new MalformedMessageException("bad magic byte");
         }
         int version = r.u8();
-        if (version != VERSION) {
-            throw new MalformedMessageException("unsupported protocol version " + version);
+        if (version < OLDEST_READ || version > Math.min(newest, CURRENT)) {
+            throw new MalformedMessageException("unsupported protocol version " + version + " (this node reads "
+                    + OLDEST_READ + "-" + Math.min(newest, CURRENT) + ")");
         }
         int type = r.u8();
         Message message = switch (type) {

@@ -4,6 +4,7 @@ import io.sessionrep.core.delta.SessionUpdate;
 import io.sessionrep.core.serial.ClassAllowlist;
 import io.sessionrep.core.serial.HostileValues;
 import io.sessionrep.core.serial.KryoSessionSerializer;
+import io.sessionrep.core.serial.ValueFormat;
 import io.sessionrep.core.wire.Message;
 import io.sessionrep.core.wire.WireCodec;
 
@@ -48,6 +49,69 @@ public final class FuzzSeeds {
 
     enum Kind { A, B }
 
+    /** An application class with Java serialization hooks: its values take the Java-serialization fallback. */
+    static final class Hooked implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        Object content;
+
+        Hooked(Object content) {
+            this.content = content;
+        }
+
+        private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
+            in.defaultReadObject();
+        }
+    }
+
+    /** Java serialization blobs the fallback reads: values of {@link Hooked}, and the hash-rebuilding attack. */
+    static Map<String, byte[]> javaBlobs() {
+        Map<String, byte[]> blobs = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : Map.<String, Object>of("list", new ArrayList<>(List.of("a", 1, 2L)),
+                "tree-map", new TreeMap<>(Map.of("k", new LinkedList<>(List.of(3)))), "cart", values().get("cart"),
+                "nested", new Hooked(new Hooked("in"))).entrySet()) {
+            java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
+            try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(blob)) {
+                out.writeObject(new Hooked(e.getValue()));
+            } catch (IOException x) {
+                throw new java.io.UncheckedIOException(x);
+            }
+            blobs.put("hooked-" + e.getKey(), blob.toByteArray());
+        }
+        blobs.put("attack-concurrent-hash-map-of-shared-lists", HostileValues.concurrentHashMapOfSharedLists(16, 6));
+        return blobs;
+    }
+
+    /** An application record, in the named-fields format written by component name. */
+    record Line(String sku, int quantity, Kind kind) implements java.io.Serializable {
+    }
+
+    /** An application class holding the others, each field framed in the named-fields format. */
+    static final class Cart implements java.io.Serializable {
+        private static final long serialVersionUID = 7L;
+        String owner;
+        List<Line> lines;
+        long total;
+        Kind kind;
+
+        Cart(String owner, List<Line> lines, long total, Kind kind) {
+            this.owner = owner;
+            this.lines = lines;
+            this.total = total;
+            this.kind = kind;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Cart c && java.util.Objects.equals(owner, c.owner) && java.util.Objects.equals(lines, c.lines)
+                    && total == c.total && kind == c.kind;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(owner, lines, total, kind);
+        }
+    }
+
     private FuzzSeeds() {
     }
 
@@ -71,6 +135,9 @@ public final class FuzzSeeds {
         values.put("enum-map", enumMap);
         values.put("arrays", new Object[] {new int[] {1, 2}, new String[] {"s", null}, new byte[] {9}});
         values.put("time", new ArrayList<>(List.of(Instant.ofEpochSecond(1_700_000_000L, 5), Optional.empty())));
+        values.put("cart", new Cart("ann", new ArrayList<>(List.of(new Line("A-1", 2, Kind.B), new Line("B-2", 1, null))),
+                1_999L, Kind.A));
+        values.put("carts", new ArrayList<>(List.of(new Cart("bob", List.of(), -1, null), new Cart(null, null, 0, Kind.B))));
         return values;
     }
 
@@ -85,12 +152,18 @@ public final class FuzzSeeds {
         return attacks;
     }
 
-    /** Encoded attribute values: the valid ones, then the attacks. */
+    /** The seed name suffix of a value in the field-order format (no suffix: named fields). */
+    static final String FIELD_ORDER_SUFFIX = "-field-order";
+
+    /** Encoded attribute values: the valid ones in both formats, then the attacks. */
     static Map<String, byte[]> valueBytes() throws NotSerializableException {
         KryoSessionSerializer serializer = serializer();
         Map<String, byte[]> bytes = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : values().entrySet()) {
             bytes.put("value-" + e.getKey(), serializer.serialize(e.getValue()));
+        }
+        for (Map.Entry<String, Object> e : values().entrySet()) { // the format of protocol 2, which nodes still read
+            bytes.put("value-" + e.getKey() + FIELD_ORDER_SUFFIX, serializer.serialize(e.getValue(), ValueFormat.FIELD_ORDER));
         }
         for (Map.Entry<String, byte[]> e : attacks().entrySet()) {
             bytes.put("attack-" + e.getKey(), e.getValue());
@@ -103,7 +176,7 @@ public final class FuzzSeeds {
         Map<String, byte[]> values = valueBytes();
         Map<String, byte[]> attributes = new LinkedHashMap<>();
         values.forEach((name, bytes) -> {
-            if (name.startsWith("value-")) {
+            if (name.startsWith("value-") && !name.endsWith(FIELD_ORDER_SUFFIX)) {
                 attributes.put(name.substring(6), bytes);
             }
         });
@@ -113,6 +186,9 @@ public final class FuzzSeeds {
         Map<String, byte[]> messages = new LinkedHashMap<>();
         messages.put("update-full", WireCodec.encode(new Message.Update(full, true)));
         messages.put("update-delta", WireCodec.encode(new Message.Update(delta, false)));
+        SessionUpdate older = new SessionUpdate("seed-session", 4, 5, false, 1_000, 4_000, 1800,
+                Map.of("cart", values.get("value-cart" + FIELD_ORDER_SUFFIX)), Set.of());
+        messages.put("update-protocol-2", WireCodec.encode(new Message.Update(older, true), WireCodec.OLDEST_READ));
         messages.put("ack", WireCodec.encode(new Message.Ack(Message.AckStatus.APPLIED, 4)));
         messages.put("invalidate", WireCodec.encode(new Message.Invalidate("seed-session")));
         messages.put("ownership", WireCodec.encode(new Message.Ownership("seed-session", 9, "a", true)));
@@ -133,6 +209,7 @@ public final class FuzzSeeds {
     public static void main(String[] args) throws IOException {
         Path root = Path.of(args.length > 0 ? args[0] : "src/test/resources").resolve("io/sessionrep/core/fuzz");
         write(root.resolve("SerializerFuzzTestInputs/decodeAnyBytes"), valueBytes());
+        write(root.resolve("SerializerFuzzTestInputs/decodeAnyJavaSerializedValue"), javaBlobs());
         write(root.resolve("WireCodecFuzzTestInputs/decodeAnyBytes"), messages());
         write(root.resolve("ReceiverFuzzTestInputs/handleAnyMessage"), messages());
     }

@@ -37,6 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  * In {@code mvn test} both run on their seeds only; {@code mvn verify} also fuzzes each for
  * {@code maxDuration}. A long run (one fuzz test per JVM):
  * <pre>JAZZER_FUZZ=1 JAZZER_MAX_DURATION=30m mvn -B -pl session-manager test -Dtest='SerializerFuzzTest#decodeAnyBytes'</pre>
+ * {@link #decodeAnyJavaSerializedValue} fuzzes the Java-serialization fallback alone (seeds: Java-serialized values
+ * of a class with hooks, and the hash-rebuilding attack).
  */
 class SerializerFuzzTest {
     private static final KryoSessionSerializer SERIALIZER = FuzzSeeds.serializer();
@@ -58,6 +60,16 @@ class SerializerFuzzTest {
             decoded = rejected.getClass().getSimpleName();
         }
         assertEquals(decoded, Verdicts.ofCheck(SERIALIZER, input), "decodesToValue and deserialize disagree");
+    }
+
+    /**
+     * Any bytes as the Java serialization of an allowlisted class with serialization hooks: what the Java
+     * fallback reads is chosen by the sender. The same verdicts as {@link #decodeAnyBytes}, within the per-input
+     * time-out: the fallback's work is bounded (no hash-based collection is rebuilt there).
+     */
+    @FuzzTest(maxDuration = "5s")
+    void decodeAnyJavaSerializedValue(byte[] blob) {
+        decodeAnyBytes(io.sessionrep.core.serial.HostileValues.javaBlobBytesAs(FuzzSeeds.Hooked.class.getName(), blob));
     }
 
     @FuzzTest(maxDuration = "5s")

@@ -66,6 +66,37 @@ class DeserializationAttackTest {
     }
 
     @Test
+    void hashingASharedGraphInsideTheJavaFallbackIsRefusedBeforeAnyHashing() {
+        // 16 levels of 6 shared children, within the depth limit: about 3 * 10^12 list hashes for the map to rebuild
+        // itself (before hash-based collections were refused here, this one hung the reading thread)
+        byte[] attack = HostileValues.javaBlobBytesAs(Hooked.class.getName(), HostileValues.concurrentHashMapOfSharedLists(16, 6));
+        assertTrue(attack.length < 1000, "a few hundred bytes: " + attack.length);
+        long started = System.nanoTime();
+        rejectedThenStillWorking(attack);
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(millis < 100, "refused in " + millis + " ms");
+        for (Object hashed : List.of(new HashSet<>(Set.of("k")), new java.util.LinkedHashMap<>(Map.of("k", "v")),
+                new java.util.Hashtable<>(Map.of("k", "v")), new java.util.concurrent.ConcurrentHashMap<>(Map.of("k", "v")))) {
+            assertThrows(Exception.class, () -> serializer.deserialize(HostileValues.javaBlobAs(Hooked.class.getName(), hashed)),
+                    hashed.getClass().getName()); // refused as hash-based, or outside the allowlist (Hashtable)
+        }
+    }
+
+    @Test
+    void aValueOfTheJavaFallbackHoldingAHashBasedCollectionIsRefusedOnThePrimaryWithWhatToDo() throws Exception {
+        UnsupportedValueException refused = assertThrows(UnsupportedValueException.class,
+                () -> serializer.serialize(new HookedHolder(new HashMap<>(Map.of("k", "v")))));
+        assertEquals(HookedHolder.class.getName(), refused.className());
+        assertTrue(refused.getMessage().contains("holds a java.util.HashMap") && refused.getMessage().contains("TreeMap"),
+                refused.getMessage());
+        Object sorted = new HookedHolder(new java.util.TreeMap<>(Map.of("k", "v")));
+        assertEquals(java.util.TreeMap.class,
+                ((HookedHolder) serializer.deserialize(serializer.serialize(sorted))).content.getClass());
+        Basket plain = new Basket("bob", new ArrayList<>(List.of("a")), new HashMap<>(Map.of("a", 1)));
+        assertEquals(plain, serializer.deserialize(serializer.serialize(plain)), "without hooks a HashMap travels as usual");
+    }
+
+    @Test
     void aJavaSerializedValueNestedBeyondTheFallbacksLimitIsRefusedOnThePrimary() {
         Object deep = new Hooked();
         for (int i = 0; i < FilteredJavaSerializer.MAX_DEPTH; i++) {

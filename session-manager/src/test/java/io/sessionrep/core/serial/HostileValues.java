@@ -146,6 +146,73 @@ public final class HostileValues {
         return output.toBytes();
     }
 
+    /**
+     * The Java serialization of a {@link java.util.concurrent.ConcurrentHashMap} whose one key is
+     * {@link #sharedLists}: its class descriptor declares no fields (the sender writes the descriptor, and without
+     * the {@code segments} field no class outside the allowlist is named), then the key and value, as the map's
+     * {@code readObject} reads them and hashes each key.
+     */
+    public static byte[] concurrentHashMapOfSharedLists(int levels, int fanout) {
+        java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(blob) {
+            @Override
+            protected void writeClassDescriptor(java.io.ObjectStreamClass desc) throws java.io.IOException {
+                if (desc.forClass() != ForgedConcurrentHashMap.class) {
+                    super.writeClassDescriptor(desc);
+                    return;
+                }
+                writeUTF("java.util.concurrent.ConcurrentHashMap");
+                writeLong(java.io.ObjectStreamClass.lookup(java.util.concurrent.ConcurrentHashMap.class).getSerialVersionUID());
+                writeByte(0x02 | 0x01); // serializable, with a writeObject method
+                writeShort(0); // no fields
+            }
+        }) {
+            out.writeObject(new ForgedConcurrentHashMap(sharedLists(levels, fanout)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return blob.toByteArray();
+    }
+
+    /** Writes what {@code ConcurrentHashMap.readObject} reads after its fields: key, value, then two nulls. */
+    private static final class ForgedConcurrentHashMap implements java.io.Serializable {
+        private final transient Object key;
+
+        ForgedConcurrentHashMap(Object key) {
+            this.key = key;
+        }
+
+        private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+            out.defaultWriteObject();
+            out.writeObject(key);
+            out.writeObject("v");
+            out.writeObject(null);
+            out.writeObject(null);
+        }
+    }
+
+    /** A list of {@code levels} nested lists, each holding the next one {@code fanout} times (shared). */
+    public static List<Object> sharedLists(int levels, int fanout) {
+        List<Object> level = new ArrayList<>(List.of("x"));
+        for (int i = 0; i < levels; i++) {
+            List<Object> up = new ArrayList<>();
+            for (int j = 0; j < fanout; j++) {
+                up.add(level);
+            }
+            level = up;
+        }
+        return level;
+    }
+
+    /** Kryo bytes naming {@code className} followed by the Java serialization {@code blob}. */
+    public static byte[] javaBlobBytesAs(String className, byte[] blob) {
+        Output output = new Output(64, -1);
+        writeName(output, true, className);
+        output.writeVarInt(blob.length, true);
+        output.writeBytes(blob);
+        return output.toBytes();
+    }
+
     /** The SerialDOS shape as objects (see {@link #serialDos}). */
     public static Set<Object> serialDosSet(int levels) {
         Set<Object> root = new HashSet<>();

@@ -82,27 +82,36 @@ class KryoSessionSerializerTest {
 
     @Test
     void aByteArrayValueIsWrittenExactlyAsKryoWritesIt() throws Exception {
-        SessionKryo kryo = new SessionKryo(ClassAllowlist.of(List.of()), loader);
+        SessionKryo kryo = new SessionKryo(ClassAllowlist.of(List.of()), loader, ValueFormat.FIELD_ORDER);
         Random random = new Random(11);
         for (int length : new int[] {0, 1, 126, 127, 128, 16_382, 16_383, 16_384, 51_200, 2_097_150, 2_097_151, 2_097_152}) {
             byte[] value = new byte[length];
             random.nextBytes(value);
             Output output = new Output(64, -1);
             kryo.writeClassAndObject(output, value);
-            byte[] written = jdkOnly.serialize(value);
+            byte[] written = jdkOnly.serialize(value, ValueFormat.FIELD_ORDER);
             assertArrayEquals(output.toBytes(), written, "length " + length);
             assertArrayEquals(value, (byte[]) jdkOnly.deserialize(written), "length " + length);
             assertArrayEquals(value, (byte[]) kryo.readClassAndObject(new Input(written)), "length " + length);
+            byte[] named = jdkOnly.serialize(value);
+            assertArrayEquals(jdkOnly.writeThroughKryo(value, ValueFormat.NAMED_FIELDS), named, "length " + length);
+            assertArrayEquals(value, (byte[]) jdkOnly.deserialize(named), "length " + length);
         }
     }
 
     @Test
     void aWholeByteArrayIsRecognizedWithoutDecodingAndEveryOtherShapeGetsDeserializesVerdict() throws Exception {
+        for (ValueFormat format : ValueFormat.values()) {
+            aWholeByteArrayIsRecognizedWithoutDecoding(format);
+        }
+    }
+
+    private void aWholeByteArrayIsRecognizedWithoutDecoding(ValueFormat format) throws Exception {
         java.util.Random random = new java.util.Random(7);
         for (int length : new int[] {0, 1, 126, 127, 128, 16_383, 16_384, 51_200, 2_097_151, 2_097_152}) {
             byte[] value = new byte[length];
             random.nextBytes(value);
-            byte[] bytes = jdkOnly.serialize(value);
+            byte[] bytes = jdkOnly.serialize(value, format);
             assertEquals(true, jdkOnly.isWholeByteArray(bytes), "length " + length);
             assertEquals(true, jdkOnly.decodesToValue(bytes));
             assertEquals(length, ((byte[]) jdkOnly.deserialize(bytes)).length);
@@ -117,24 +126,25 @@ class KryoSessionSerializerTest {
                 assertEquals(Verdicts.ofDeserialize(jdkOnly, variant), Verdicts.ofCheck(jdkOnly, variant), "length " + length);
             }
         }
-        byte[] empty = jdkOnly.serialize(new byte[0]);
+        byte[] empty = jdkOnly.serialize(new byte[0], format);
         byte[] header = java.util.Arrays.copyOf(empty, empty.length - 1);
         byte[] nullArray = java.util.Arrays.copyOf(header, header.length + 1); // length + 1 = 0: a null array
         byte[] overlong = java.util.Arrays.copyOf(header, header.length + 6);  // a varint of six bytes
         java.util.Arrays.fill(overlong, header.length, overlong.length, (byte) 0x80);
-        for (byte[] odd : List.of(nullArray, overlong, new byte[] {0}, jdkOnly.serialize("text"), jdkOnly.serialize(List.of(new byte[3])))) {
+        for (byte[] odd : List.of(nullArray, overlong, new byte[] {0}, jdkOnly.serialize("text", format),
+                jdkOnly.serialize(List.of(new byte[3]), format))) {
             assertEquals(false, jdkOnly.isWholeByteArray(odd));
             assertEquals(Verdicts.ofDeserialize(jdkOnly, odd), Verdicts.ofCheck(jdkOnly, odd));
         }
         assertEquals("false", Verdicts.ofCheck(jdkOnly, nullArray)); // decodes to null: not a value a backup keeps
-        assertEquals("true", Verdicts.ofCheck(jdkOnly, jdkOnly.serialize(List.of(new byte[3])))); // decoded in full
+        assertEquals("true", Verdicts.ofCheck(jdkOnly, jdkOnly.serialize(List.of(new byte[3]), format))); // decoded in full
     }
 
     @Test
     void aNegativeClassIdIsRefusedByAFreshKryoAndByAUsedOne() throws Exception {
         // a list of two elements whose first class id is the varint ff ff ff ff ff (-1): a fresh Kryo 5.6 read
         // it as null (its memoized id starts at -1), a used one failed or read another value
-        byte[] header = java.util.Arrays.copyOf(jdkOnly.serialize(new ArrayList<>(List.of(1))), 21); // 01 00 "java.util.ArrayList"
+        byte[] header = java.util.Arrays.copyOf(jdkOnly.serialize(new ArrayList<>(List.of(1)), ValueFormat.FIELD_ORDER), 21); // 01 00 "java.util.ArrayList"
         byte[] hostile = java.util.Arrays.copyOf(header, header.length + 9);
         byte[] tail = {0x03, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x08, (byte) 0xe4, 0x00};
         System.arraycopy(tail, 0, hostile, header.length, tail.length);

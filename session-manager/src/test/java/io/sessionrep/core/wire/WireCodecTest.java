@@ -85,12 +85,28 @@ class WireCodecTest {
     }
 
     @Test
+    void theOldestProtocolReadIsWrittenOnRequestAndReadBack() throws Exception {
+        for (int version = WireCodec.OLDEST_READ; version <= WireCodec.CURRENT; version++) {
+            byte[] bytes = WireCodec.encode(new Message.Update(DELTA, true), version);
+            assertEquals(version, bytes[1]);
+            Message.Update back = (Message.Update) WireCodec.decode(bytes);
+            assertTrue(back.ackRequested());
+            assertEquals(DELTA.changed().keySet(), back.update().changed().keySet());
+            for (String name : DELTA.changed().keySet()) {
+                assertArrayEquals(DELTA.changed().get(name), back.update().changed().get(name), name);
+            }
+            assertEquals(DELTA.removed(), back.update().removed());
+        }
+        assertThrows(IllegalArgumentException.class, () -> WireCodec.encode(new Message.Fetch("a"), WireCodec.CURRENT + 1));
+    }
+
+    @Test
     void unknownVersionAndTruncationAreRejected() {
         byte[] good = WireCodec.encode(new Message.Update(DELTA, false));
         byte[] otherVersion = good.clone();
-        otherVersion[1] = 3;
+        otherVersion[1] = 4; // a protocol of a later build
         MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
-        assertTrue(e.getMessage().contains("version 3"));
+        assertTrue(e.getMessage().contains("version 4"));
         otherVersion[1] = 1; // before values lost Kryo references: their bytes would decode wrong
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
         for (int len = 0; len < good.length; len++) {
@@ -115,7 +131,7 @@ class WireCodecTest {
     @Test
     void hugeDeclaredLengthsDoNotAllocate() {
         // an update claiming 2^31-1 attributes in a 40-byte message
-        byte[] hostile = {0x53, WireCodec.VERSION, 1, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+        byte[] hostile = {0x53, (byte) WireCodec.CURRENT, 1, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hostile));
     }
@@ -139,7 +155,7 @@ class WireCodecTest {
                 random.nextBytes(input);
                 if (input.length > 2) {
                     input[0] = 0x53;
-                    input[1] = WireCodec.VERSION;
+                    input[1] = (byte) WireCodec.CURRENT;
                 }
             } else {
                 input = valid.clone();

@@ -73,12 +73,17 @@ public abstract class SessionReplicatorContract {
     }
 
     protected SessionReplicator node(String name, UnaryOperator<ReplicationConfig.Builder> options) {
+        return node(name, options, getClass().getClassLoader());
+    }
+
+    /** A node whose application classes are those {@code appClassLoader} loads (a build of its own). */
+    protected SessionReplicator node(String name, UnaryOperator<ReplicationConfig.Builder> options,
+                                     ClassLoader appClassLoader) {
         ReplicationConfig config = options.apply(
                 networkOptions(name, ReplicationConfig.builder().nodeName(name).machineId(name))).build();
         DroppingTransport transport = new DroppingTransport(newTransport(config));
         RecordingEvents recorder = new RecordingEvents();
-        SessionReplicator replicator = SessionReplicator.start(config, transport, getClass().getClassLoader(), meters,
-                recorder, clock);
+        SessionReplicator replicator = SessionReplicator.start(config, transport, appClassLoader, meters, recorder, clock);
         transports.put(name, transport);
         events.put(name, recorder);
         nodes.put(name, replicator);
@@ -112,7 +117,7 @@ public abstract class SessionReplicatorContract {
             DroppingTransport t = transports.get(n.nodeName());
             for (Member m : n.members()) {
                 if (!m.name().equals(n.nodeName())) {
-                    t.delegate().request(m, WireCodec.encode(new Message.Fetch("barrier")), Duration.ofSeconds(10)).join();
+                    t.delegate().request(m, BARRIER, Duration.ofSeconds(10)).join();
                 }
             }
         }
@@ -131,9 +136,12 @@ public abstract class SessionReplicatorContract {
         return seenBy.members().stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
     }
 
-    /** Bytes one settle() barrier adds to the receiver's count (a Fetch of "barrier"). */
+    /** The settle() barrier: a Fetch of "barrier", in the oldest protocol, which every node of any release reads. */
+    private static final byte[] BARRIER = WireCodec.encode(new Message.Fetch("barrier"), WireCodec.OLDEST_READ);
+
+    /** Bytes one settle() barrier adds to the receiver's count. */
     protected static double barrierBytes() {
-        return WireCodec.encode(new Message.Fetch("barrier")).length;
+        return BARRIER.length;
     }
 
     protected double counter(String name, String node) {

@@ -92,7 +92,7 @@ class AsyncSenderTest {
 
     @Test
     void aHungBackupNeverBlocksTheCallerAndTheQueueStaysWithinItsBounds() {
-        AsyncSender sender = new AsyncSender(stuck, metrics, 100, 1024 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(stuck, metrics, 100, 1024 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id), io.sessionrep.core.wire.WireCodec::encode);
         try {
             long started = System.nanoTime();
             for (int i = 0; i < 10_000; i++) {
@@ -112,7 +112,7 @@ class AsyncSenderTest {
 
     @Test
     void byteBoundDropsTheOldestFirst() {
-        AsyncSender sender = new AsyncSender(stuck, metrics, 10_000, 100 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(stuck, metrics, 10_000, 100 * 1024, Duration.ZERO, "a", (id, target) -> dropped.add(id), io.sessionrep.core.wire.WireCodec::encode);
         try {
             sender.enqueue(backup, update("first", 0, 10)); // taken by the sender thread, which the network holds
             org.awaitility.Awaitility.await().until(() -> sender.entries() == 0);
@@ -135,7 +135,7 @@ class AsyncSenderTest {
         var b = started(network, "b", received::add);
         CountDownLatch gate = new CountDownLatch(1);
         ReplicationTransport slow = new DelegatingSlowTransport(a, gate);
-        AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(slow, metrics, 1000, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id), io.sessionrep.core.wire.WireCodec::encode);
         try {
             sender.enqueue(backup, update("first", 0, 10)); // occupies the sender thread until the gate opens
             org.awaitility.Awaitility.await().until(() -> sender.entries() == 0); // taken by the sender thread
@@ -213,7 +213,7 @@ class AsyncSenderTest {
         List<SessionUpdate> received = new CopyOnWriteArrayList<>();
         try (Pair nodes = Pair.of(message -> received.add(((Message.Update) decode(message)).update()))) {
             AsyncSender sender = new AsyncSender(nodes.a(), metrics, 1000, 1 << 20, Duration.ofSeconds(30), "closing",
-                    (id, target) -> dropped.add(id));
+                    (id, target) -> dropped.add(id), io.sessionrep.core.wire.WireCodec::encode);
             Thread thread = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("sessionrep-sender-closing")).findFirst().orElseThrow();
             sender.enqueue(backup, update("cart", 0, 10));
@@ -289,7 +289,7 @@ class AsyncSenderTest {
                 sent.add(decode(message));
             }
         };
-        AsyncSender sender = new AsyncSender(recording, metrics, 10, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id));
+        AsyncSender sender = new AsyncSender(recording, metrics, 10, 1 << 20, Duration.ZERO, "a", (id, target) -> dropped.add(id), io.sessionrep.core.wire.WireCodec::encode);
         try {
             sender.enqueue(backup, update("first", 0, 10)); // taken by the sender thread, which the network holds
             org.awaitility.Awaitility.await().until(() -> sender.entries() == 0);
@@ -331,7 +331,7 @@ class AsyncSenderTest {
 
     /** A sender over {@code transport} with room to spare and a 2 s batch window (far longer than a test's enqueues). */
     private AsyncSender windowed(ReplicationTransport transport, String nodeName) {
-        return new AsyncSender(transport, metrics, 1000, 1 << 20, Duration.ofSeconds(2), nodeName, (id, target) -> dropped.add(id));
+        return new AsyncSender(transport, metrics, 1000, 1 << 20, Duration.ofSeconds(2), nodeName, (id, target) -> dropped.add(id), io.sessionrep.core.wire.WireCodec::encode);
     }
 
     /** A node of {@code network} whose one-way messages go to {@code onMessage}. */

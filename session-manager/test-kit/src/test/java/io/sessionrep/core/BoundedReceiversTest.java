@@ -40,20 +40,74 @@ class BoundedReceiversTest {
         return new SessionUpdate(id, from, from + 1, false, 0, 0, 1800, Map.of("a", new byte[bytes]), Set.of());
     }
 
+    /** What a copy of one attribute "a" of {@code bytes} bytes costs in the store. */
+    private static long held(String id, int bytes) {
+        return io.sessionrep.core.store.SessionCopy.sizesOf(full(id, 1, bytes))[1];
+    }
+
     @Test
-    void theBackupStoreRefusesNewCopiesBeyondItsBoundAndKeepsUpdatingHeldOnes() {
-        BackupStore store = new BackupStore(10_000);
+    void theBackupStoreRefusesNewCopiesBeyondItsBoundAndKeepsUpdatingHeldOnesWithinIt() {
+        BackupStore store = new BackupStore(10_000, 1 << 20);
         assertEquals(AckStatus.APPLIED, store.apply(full("s1", 1, 6_000), OWNER));
-        assertEquals(6_000, store.bytes());
+        assertEquals(held("s1", 6_000), store.bytes());
         assertEquals(AckStatus.FULL, store.apply(full("s2", 1, 6_000), OWNER), "a new copy over the bound");
         assertNull(store.get("s2"));
         assertEquals(AckStatus.APPLIED, store.apply(delta("s1", 1, 7_000), OWNER), "a held copy is updated");
-        assertEquals(7_000, store.bytes());
+        assertEquals(held("s1", 7_000), store.bytes());
         store.remove("s1");
         assertEquals(0, store.bytes());
         assertEquals(AckStatus.APPLIED, store.apply(full("s2", 1, 6_000), OWNER), "room again");
         assertTrue(store.release("s2", "owner", 1, 0));
         assertEquals(0, store.bytes());
+    }
+
+    private static SessionUpdate delta(String id, long from, String attribute, int bytes) {
+        return new SessionUpdate(id, from, from + 1, false, 0, 0, 1800, Map.of(attribute, new byte[bytes]), Set.of());
+    }
+
+    @Test
+    void deltasCannotGrowOneCopyPastMaxSessionSizeNorTheStorePastMaxBackupBytes() {
+        BackupStore store = new BackupStore(8L << 20, 1 << 20);
+        assertEquals(AckStatus.APPLIED, store.apply(full("s1", 1, 1_000), OWNER));
+        long version = 1;
+        AckStatus status = AckStatus.APPLIED;
+        for (int i = 0; i < 128 && status == AckStatus.APPLIED; i++) { // 128 deltas of 512 KiB, each a new attribute
+            status = store.apply(delta("s1", version++, "a" + i, 512 * 1024), OWNER);
+        }
+        assertEquals(AckStatus.FULL, status, "refused once the copy would pass max-session-size");
+        assertEquals(3, version, "two deltas fit in 1 MiB with the first kilobyte, the third does not");
+        assertNull(store.get("s1"), "the copy that missed an update is dropped");
+        assertEquals(0, store.bytes());
+
+        BackupStore small = new BackupStore(100_000, 1 << 20);
+        for (int i = 0; i < 20; i++) {
+            assertEquals(AckStatus.APPLIED, small.apply(full("c" + i, 1, 100), OWNER));
+        }
+        int grown = 0;
+        for (int i = 0; i < 20; i++) { // each copy grown by deltas, all within max-session-size
+            if (small.apply(delta("c" + i, 1, "b", 10_000), OWNER) == AckStatus.APPLIED) {
+                grown++;
+            }
+        }
+        assertTrue(small.bytes() <= 100_000, "never past max-backup-bytes: " + small.bytes());
+        assertTrue(grown >= 8 && grown < 10, "as many grew as fit: " + grown);
+        assertEquals(grown, small.size(), "the copies that could not take their update are dropped");
+    }
+
+    @Test
+    void idsAndNamesCountAgainstMaxBackupBytes() {
+        BackupStore store = new BackupStore(8L << 20, 1 << 20);
+        String longName = "n".repeat(4_000);
+        int held = 0;
+        for (int i = 0; i < 10_000; i++) {
+            String id = i + "-" + "i".repeat(4_000);
+            SessionUpdate tiny = new SessionUpdate(id, 0, 1, true, 0, 0, 1800, Map.of(longName, new byte[8]), Set.of());
+            if (store.apply(tiny, OWNER) == AckStatus.APPLIED) {
+                held++;
+            }
+        }
+        assertTrue(store.bytes() <= 8L << 20, "bounded: " + store.bytes());
+        assertTrue(held < 600, "about 16 KB of heap each, so about 500 fit in 8 MiB: " + held);
     }
 
     @Test
@@ -108,7 +162,7 @@ class BoundedReceiversTest {
             a.requestEnd(small, small.tracker); // a real, decodable value, replicated to b
             await().atMost(Duration.ofSeconds(10)).until(() -> b.hasBackup("small"));
             double held = meters.find(ReplicationMetrics.BACKUP_BYTES).tag("node", "b").gauge().value();
-            assertTrue(held >= 1_000 && held < 1_100, "backup bytes held: " + held);
+            assertTrue(held >= 1_000 && held < 1_400, "the value, its name, the id and the per-copy overhead: " + held);
         }
     }
 }

@@ -5,7 +5,10 @@ import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.testing.InMemoryNetwork;
+import io.sessionrep.core.transport.ForwardingTransport;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.wire.ProtocolRange;
+import io.sessionrep.core.wire.WireCodec;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 
 import java.io.IOException;
@@ -35,6 +38,14 @@ final class Nodes implements AutoCloseable {
     }
 
     static Nodes start(String transport, String mode) throws InterruptedException {
+        return start(transport, mode, WireCodec.CURRENT);
+    }
+
+    /**
+     * {@code protocol}: the wire protocol the backup states it reads; 2 makes the primary write what the release
+     * before this one reads (values in field order), as it does while such a node is in its view.
+     */
+    static Nodes start(String transport, String mode, int protocol) throws InterruptedException {
         // the benchmark's own start/stop messages (views, quota warnings while the second node joins) are noise here
         java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
         String cluster = "jmh-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
@@ -43,13 +54,25 @@ final class Nodes implements AutoCloseable {
         ReplicationConfig b = config("bench-b", cluster, mode, ports[1], ports[0]);
         ReplicationTransport ta;
         ReplicationTransport tb;
+        ProtocolRange backupReads = new ProtocolRange(WireCodec.OLDEST_READ, protocol);
         if (transport.equals("jgroups")) {
             ta = new JGroupsTransport(a);
-            tb = new JGroupsTransport(b);
+            tb = new JGroupsTransport(b, backupReads);
         } else {
             InMemoryNetwork network = new InMemoryNetwork();
-            ta = network.transport("bench-a", "bench-a");
-            tb = network.transport("bench-b", "bench-b");
+            InMemoryNetwork.Node backupNode = network.transport("bench-b", "bench-b");
+            ta = new ForwardingTransport(network.transport("bench-a", "bench-a")) {
+                @Override
+                public ProtocolRange protocolsOf(io.sessionrep.core.transport.Member member) {
+                    return member.name().equals("bench-b") ? backupReads : super.protocolsOf(member);
+                }
+            };
+            tb = new ForwardingTransport(backupNode) {
+                @Override
+                public ProtocolRange protocolsOf(io.sessionrep.core.transport.Member member) {
+                    return member.name().equals("bench-b") ? backupReads : super.protocolsOf(member);
+                }
+            };
         }
         ClassLoader loader = Nodes.class.getClassLoader();
         SessionReplicator primary = SessionReplicator.start(a, ta, loader, new SimpleMeterRegistry(), SessionEvents.NONE);

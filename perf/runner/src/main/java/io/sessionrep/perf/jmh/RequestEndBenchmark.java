@@ -17,8 +17,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What request end costs the request thread: one attribute of {@code deltaKiB} KiB was set, then
- * {@code SessionReplicator.requestEnd}. Async: snapshot and hand-off to the sender; sync: also the wait
+ * What request end costs the request thread: one attribute of {@code deltaKiB} KiB was set ({@code value=bytes}),
+ * or a web shop's cart and user profile ({@code value=cart}, {@link TypicalSession}: application classes and
+ * records, where the value format matters), then {@code SessionReplicator.requestEnd}. {@code protocol}: the wire
+ * protocol the backup reads (3: values with named fields; 2: field order, as the previous release reads). Async: snapshot and hand-off to the sender; sync: also the wait
  * for the backup's acknowledgement. Primary and backup are two replicators in this JVM over real JGroups
  * on 127.0.0.1 ({@code transport=jgroups}; {@code memory} is the core's in-memory test transport). 256
  * sessions in rotation, each already replicated once (so every measured call sends a delta).
@@ -39,21 +41,39 @@ public class RequestEndBenchmark {
     @Param({"jgroups"})
     public String transport;
 
+    @Param({"bytes"})
+    public String value;
+
+    @Param({"3"})
+    public int protocol;
+
     private Nodes nodes;
     private TestSession[] sessions;
-    private byte[][] values;
+    private Object[] values;
     private int next;
 
     @Setup(Level.Trial)
     public void start() throws InterruptedException {
-        nodes = Nodes.start(transport, mode);
-        values = new byte[2][deltaKiB * 1024];
-        ThreadLocalRandom.current().nextBytes(values[0]);
-        ThreadLocalRandom.current().nextBytes(values[1]);
+        nodes = Nodes.start(transport, mode, protocol);
+        if (value.equals("cart")) {
+            @SuppressWarnings("unchecked")
+            java.util.List<TypicalSession.CartItem> cart = (java.util.List<TypicalSession.CartItem>) TypicalSession.attributes().get("cart");
+            java.util.List<TypicalSession.CartItem> changed = new java.util.ArrayList<>();
+            for (TypicalSession.CartItem item : cart) { // another quantity: the bytes differ, so each request sends them
+                changed.add(new TypicalSession.CartItem(item.sku(), item.name(), item.quantity() + 1, item.price()));
+            }
+            values = new Object[] {cart, changed};
+        } else {
+            byte[][] bytes = new byte[2][deltaKiB * 1024];
+            ThreadLocalRandom.current().nextBytes(bytes[0]);
+            ThreadLocalRandom.current().nextBytes(bytes[1]);
+            values = bytes;
+        }
         sessions = new TestSession[SESSIONS];
         long now = System.currentTimeMillis();
         for (int i = 0; i < SESSIONS; i++) {
-            sessions[i] = new TestSession("bench-" + i + ".bench-a", now).set("payload", values[0]).set("user", "user-" + i);
+            sessions[i] = new TestSession("bench-" + i + ".bench-a", now).set("payload", values[0])
+                    .set("user", value.equals("cart") ? TypicalSession.attributes().get("user") : "user-" + i);
             nodes.primary.requestEnd(sessions[i], sessions[i].tracker);
         }
         nodes.primary.flush(Duration.ofSeconds(30));

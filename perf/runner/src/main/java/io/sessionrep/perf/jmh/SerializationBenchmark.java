@@ -2,6 +2,7 @@ package io.sessionrep.perf.jmh;
 
 import io.sessionrep.core.serial.ClassAllowlist;
 import io.sessionrep.core.serial.KryoSessionSerializer;
+import io.sessionrep.core.serial.ValueFormat;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -24,27 +25,44 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Kryo (the product's {@link KryoSessionSerializer}, with its allowlist) against plain Java serialization
- * (what Tomcat's managers use) for a {@link TypicalSession}: each attribute serialized on its own, as the
- * product replicates attributes. Sizes go to the side file.
+ * The product's {@link KryoSessionSerializer} (with its allowlist) in its two value formats against the
+ * alternatives, for a {@link TypicalSession}: each attribute serialized on its own, as the product replicates
+ * attributes. Sizes go to the side file.
+ * <ul>
+ *   <li>{@code kryo}: named fields, the format of wire protocol 3 (survives class changes);</li>
+ *   <li>{@code kryo-field-order}: fields in declaration order, the format of protocol 2 (does not);</li>
+ *   <li>{@code kryo-compatible}: stock Kryo with its {@code CompatibleFieldSerializer} (chunked), without the
+ *       product's hardening: the library's own answer to class changes, for reference;</li>
+ *   <li>{@code java}: plain Java serialization, what Tomcat's managers use.</li>
+ * </ul>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class SerializationBenchmark {
 
-    @Param({"kryo", "java"})
+    @Param({"kryo", "kryo-field-order", "kryo-compatible", "java"})
     public String serializer;
 
     private Map<String, Object> attributes;
     private byte[][] encoded;
     private KryoSessionSerializer kryo;
+    private com.esotericsoftware.kryo.Kryo compatible;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
         attributes = TypicalSession.attributes();
         kryo = new KryoSessionSerializer(ClassAllowlist.of(List.of("io.sessionrep.perf.jmh.")),
                 SerializationBenchmark.class.getClassLoader());
+        compatible = new com.esotericsoftware.kryo.Kryo();
+        compatible.setRegistrationRequired(false);
+        compatible.setReferences(false);
+        compatible.setInstantiatorStrategy(new com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy(
+                new org.objenesis.strategy.StdInstantiatorStrategy()));
+        com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer.CompatibleFieldSerializerConfig config =
+                new com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer.CompatibleFieldSerializerConfig();
+        config.setChunkedEncoding(true);
+        compatible.setDefaultSerializer(new com.esotericsoftware.kryo.SerializerFactory.CompatibleFieldSerializerFactory(config));
         encoded = new byte[attributes.size()][];
         int i = 0;
         long total = 0;
@@ -73,8 +91,17 @@ public class SerializationBenchmark {
     }
 
     private byte[] encode(Object value) throws IOException {
-        if (serializer.equals("kryo")) {
-            return kryo.serialize(value);
+        switch (serializer) {
+            case "kryo":
+                return kryo.serialize(value);
+            case "kryo-field-order":
+                return kryo.serialize(value, ValueFormat.FIELD_ORDER);
+            case "kryo-compatible":
+                com.esotericsoftware.kryo.io.Output output = new com.esotericsoftware.kryo.io.Output(256, -1);
+                compatible.writeClassAndObject(output, value);
+                return output.toBytes();
+            default:
+                break;
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
@@ -84,7 +111,10 @@ public class SerializationBenchmark {
     }
 
     private Object decode(byte[] bytes) throws Exception {
-        if (serializer.equals("kryo")) {
+        if (serializer.startsWith("kryo-compatible")) {
+            return compatible.readClassAndObject(new com.esotericsoftware.kryo.io.Input(bytes));
+        }
+        if (serializer.startsWith("kryo")) {
             return kryo.deserialize(bytes);
         }
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {

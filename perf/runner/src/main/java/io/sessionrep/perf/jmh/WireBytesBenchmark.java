@@ -35,6 +35,10 @@ public class WireBytesBenchmark {
     @Param({"1x1", "2x5", "10x10", "10x50"})
     public String shape;
 
+    /** The backup's wire protocol: 3, values with named fields; 2, field order (the previous release's). */
+    @Param({"3"})
+    public int protocol;
+
     private Nodes nodes;
     private TestSession session;
     private byte[][][] values;
@@ -48,7 +52,7 @@ public class WireBytesBenchmark {
     public void start() throws InterruptedException {
         number = Integer.parseInt(shape.substring(0, shape.indexOf('x')));
         int size = Integer.parseInt(shape.substring(shape.indexOf('x') + 1)) * 1024;
-        nodes = Nodes.start("memory", "sync");
+        nodes = Nodes.start("memory", "sync", protocol);
         values = new byte[2][number][size];
         for (byte[][] generation : values) {
             for (byte[] v : generation) {
@@ -81,7 +85,8 @@ public class WireBytesBenchmark {
         double bytes = (m.bytesSent.count() - bytesBefore) / requests;
         double valueBytes = (m.valueBytesSent.count() - valueBytesBefore) / requests;
         long modified = (long) number * values[0][0].length + Integer.BYTES;
-        Nodes.sideResult(String.format(Locale.ROOT, "wire\t%s\t%d\t%.1f\t%.1f\t%d", shape, requests, bytes, valueBytes, modified));
+        String label = protocol == io.sessionrep.core.wire.WireCodec.CURRENT ? shape : shape + " (protocol " + protocol + ")";
+        Nodes.sideResult(String.format(Locale.ROOT, "wire\t%s\t%d\t%.1f\t%.1f\t%d", label, requests, bytes, valueBytes, modified));
         nodes.close();
     }
 }
