@@ -47,7 +47,7 @@ class StaticRingIT {
     void ringFormsWithOneNodeMissingRejoinsAndSurvivesACrashAndAHang() throws Exception {
         long t0 = System.nanoTime();
         cluster = Scenario.cluster(4).deferred("node-b").start();
-        // MERGE3 looks for other partitions every 1 to 3 s and compares views every 3.2 s: 3.2 s measured
+        // MERGE3 looks for other partitions every 1 to 3 s and compares views every 3.2 s: 3.2 and 3.3 s measured
         long merged = cluster.awaitView(MERGE_TIMEOUT, "node-a", "node-c", "node-d");
         System.out.println("[static ring] node-b missing: one view of a, c, d " + merged
                 + " ms after node-d was READY (" + sinceMs(t0) + " ms after start)");
