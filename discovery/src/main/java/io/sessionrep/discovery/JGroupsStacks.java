@@ -18,6 +18,7 @@ import org.jgroups.stack.Protocol;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,6 +83,8 @@ public final class JGroupsStacks {
     static final int SOCKET_CONNECT_TIMEOUT_MS = 1_000;
     /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
     static final int FILE_MAX_JOIN_ATTEMPTS = 3;
+    /** static with no peers: how long the node looks for a coordinator before it founds the cluster. */
+    static final long LONE_FOUNDER_JOIN_TIMEOUT_MS = 50;
     /** How many times a joining node sends its discovery request within the join timeout (see the class comment). */
     static final int DISCOVERY_RUNS = 3;
     /** The part of {@code max-session-size} that counts towards the frame-length cap: 8 MiB. */
@@ -183,11 +186,19 @@ public final class JGroupsStacks {
 
     private static List<Protocol> staticStack(ReplicationConfig config) {
         InetAddress bindAddress = NetworkOptions.bindAddress(config);
+        List<InetSocketAddress> peers = NetworkOptions.peers(config);
         TCPPING discovery = new IntroducingTcpping()
-                .setInitialHosts(NetworkOptions.peers(config))
+                .setInitialHosts(peers)
                 .setPortRange(0)
                 .returnEntireCache(true);
-        return assemble(tcp(config, bindAddress), discovery, bindAddress, false);
+        List<Protocol> stack = assemble(tcp(config, bindAddress), discovery, bindAddress, false);
+        if (peers.isEmpty()) {
+            // nobody to ask: the node founds its cluster at once instead of waiting out the join timeout for
+            // answers that cannot come (the others list it and find it; MERGE3 merges what formed apart)
+            stack.stream().filter(GMS.class::isInstance).map(GMS.class::cast)
+                    .forEach(gms -> gms.setJoinTimeout(LONE_FOUNDER_JOIN_TIMEOUT_MS));
+        }
+        return stack;
     }
 
     private static List<Protocol> multicastStack(ReplicationConfig config) {
