@@ -35,6 +35,7 @@ import java.util.List;
  *       order loses nothing by it: the data already written is still delivered before the FIN (no
  *       SO_LINGER 0 here), only JGroups' close marker is not sent.</li>
  * </ol>
+ * Its bundler starts no sender thread after it stopped ({@link StopAwareBundler}).
  * Its server socket is behind a {@link HandshakeGate}: JGroups' server reads each new connection's handshake itself,
  * one connection after the other, so that a connection which said nothing held every accept behind it for a second;
  * the gate hands it only connections whose handshake has arrived, and refuses the others (counted in
@@ -58,7 +59,10 @@ public class IsolatingTcp extends TCP {
 
     @Override
     public void init() throws Exception {
-        super.init(); // creates the bundler; it reads use_single_sender_thread when it starts
+        if (getBundler() == null) {
+            setBundler(new StopAwareBundler()); // JGroups' per-destination bundler, without its senders left after a close
+        }
+        super.init(); // initializes the bundler; it reads use_single_sender_thread when it starts
         if (getBundler() instanceof BaseBundler bundler) {
             bundler.useSingleSenderThread(false);
             // before FRAG4's init, which checks its fragments against it. The connections' 64 KiB output buffers

@@ -10,6 +10,7 @@ import org.jgroups.protocols.MPING;
 import org.jgroups.protocols.PING;
 import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.TP;
 import org.jgroups.protocols.UDP;
 import org.jgroups.protocols.dns.DNS_PING;
 import org.jgroups.protocols.pbcast.GMS;
@@ -59,7 +60,8 @@ import java.util.stream.Collectors;
  * newcomer's own connection, with what it carried, when the peer's address is the larger one.
  * {@code jgroups-config} replaces all of this with an expert's XML stack: see {@link #channel}.
  * Above discovery all modes share {@link UpperProtocols} (failure detection, reliability, membership,
- * flow control, fragmentation); its javadoc lists the values chosen.
+ * flow control, fragmentation); its javadoc lists the values chosen. Every thread the transport creates is a
+ * daemon ({@link DaemonThreadFactory}), in every mode and with {@code jgroups-config} too.
  *
  * <p>{@code bind-port} 0 means auto: the TCP transport takes the first free port from
  * {@value #AUTO_PORT_START} to {@value #AUTO_PORT_START} + {@value #AUTO_PORT_COUNT} - 1. An explicit
@@ -276,6 +278,9 @@ public final class JGroupsStacks {
                                            boolean multicasting) {
         if (discovery instanceof Discovery finder) {
             finder.numDiscoveryRuns(DISCOVERY_RUNS);
+        }
+        if (transport instanceof TP tp) {
+            tp.setThreadFactory(new DaemonThreadFactory()); // before the channel initializes it: its timer too
         }
         List<Protocol> stack = new ArrayList<>();
         stack.add(transport);

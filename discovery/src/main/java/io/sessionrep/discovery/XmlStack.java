@@ -59,6 +59,10 @@ final class XmlStack {
             channel.close();
             throw new ConfigException(OPTION, shown + " has no " + missing + "; " + EXPECTED);
         }
+        // daemon threads as in the generated stacks: the pool's, the acceptor's and connections', the bundler's
+        // senders (created from connect on); only the timer's one thread was made by JGroups' factory at creation,
+        // and the transport's stop ends it
+        channel.getProtocolStack().getTransport().setThreadFactory(new DaemonThreadFactory());
         return channel;
     }
 

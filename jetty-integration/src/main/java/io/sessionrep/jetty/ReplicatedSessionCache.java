@@ -70,15 +70,18 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
      */
     @Override
     public void shutdown() {
-        if (getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()) {
-            for (ManagedSession session : live.values()) {
-                if (session instanceof ReplicatedSession replicated && session.isValid()
-                        && !replicated.replicatedData().isDisowned()) {
-                    store.replicator().handOver(replicated.replicatedData(), replicated.replicatedData().changes());
+        try {
+            if (getSessionDataStore() instanceof ReplicatedSessionDataStore store && store.isRunningReplicator()) {
+                for (ManagedSession session : live.values()) {
+                    if (session instanceof ReplicatedSession replicated && session.isValid()
+                            && !replicated.replicatedData().isDisowned()) {
+                        store.replicator().handOver(replicated.replicatedData(), replicated.replicatedData().changes());
+                    }
                 }
             }
+        } finally {
+            super.shutdown();
         }
-        super.shutdown();
     }
 
     /** With {@code replication-trigger=on-attribute-modify}: replicate this change now (else nothing). */

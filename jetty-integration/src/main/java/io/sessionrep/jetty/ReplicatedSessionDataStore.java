@@ -1,6 +1,7 @@
 package io.sessionrep.jetty;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.Readiness;
 import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionReplicator;
@@ -136,6 +137,7 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
                 _context.getCanonicalContextPath(), workerName, config.describe());
         ReplicationNode starting = new ReplicationNode(config, transports == null ? null : transports::apply);
         starting.start(contextPath(), meters, appClassLoader(), replicatedCache.sessionEvents());
+        publishReadiness(starting);
         node = starting;
         try {
             super.doStart();
@@ -148,12 +150,34 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
 
     @Override
     protected void doStop() throws Exception {
-        super.doStop();
-        ReplicationNode running = node;
-        node = null;
-        if (running != null) {
-            running.stop();
+        try {
+            super.doStop();
+        } finally { // the node leaves the cluster even if Jetty's part of the stop failed
+            ReplicationNode running = node;
+            node = null;
+            if (running != null) {
+                running.stop();
+            }
         }
+    }
+
+    /**
+     * Publishes the node's readiness to the web application (a context attribute, which the servlet context
+     * shows) for its readiness endpoint ({@code io.sessionrep.core.health.ReadinessServlet}), until the node stops.
+     */
+    private void publishReadiness(ReplicationNode started) {
+        Context context = _context.getContext();
+        if (context == null) {
+            return;
+        }
+        context.setAttribute(ReplicationNode.READINESS_ATTRIBUTE, started.readinessReasons());
+        started.onStop("readiness attribute", () -> context.removeAttribute(ReplicationNode.READINESS_ATTRIBUTE));
+    }
+
+    /** The node's readiness now ({@link ReplicationNode#readiness()}); "not started" while stopped. */
+    public Readiness readiness() {
+        ReplicationNode running = node;
+        return running == null ? Readiness.notReady("not started") : running.readiness();
     }
 
     private static IllegalStateException routeMismatch(String nodeName, String workerName) {

@@ -89,6 +89,14 @@ public final class ReplicatedSessions {
         return new ReplicatedSessions(store);
     }
 
+    /**
+     * Whether the node is settled in its cluster, and if not why ({@link io.sessionrep.core.Readiness}); "not
+     * started" before the context starts and after it stops.
+     */
+    public io.sessionrep.core.Readiness readiness() {
+        return store.readiness();
+    }
+
     /** The running replication engine (after the context started). */
     public SessionReplicator replicator() {
         return store.replicator();

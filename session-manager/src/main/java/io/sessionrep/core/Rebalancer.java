@@ -36,6 +36,11 @@ final class Rebalancer implements AutoCloseable {
     private final AtomicBoolean viewChangedSincePass = new AtomicBoolean();
     private final ExecutorService worker;
     private final AtomicBoolean passRequested = new AtomicBoolean();
+    /** View changes seen, and how many of them a completed pass had seen when it started (readiness). */
+    private final java.util.concurrent.atomic.AtomicLong viewChanges = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long settledViewChanges;
+    /** The last pass left promotions for later: a member did not say which copy it holds (readiness). */
+    private volatile boolean promotionsDeferred;
     private volatile String lastQuotaWarning = "";
     private volatile long lastPassMillis = -1;
     private volatile int lastPassCopies;
@@ -54,6 +59,7 @@ final class Rebalancer implements AutoCloseable {
 
     /** The view changed: warn if the quota cannot be met, then rebalance in the background. */
     void viewChanged() {
+        viewChanges.incrementAndGet();
         reconciler.viewChanged(node.members());
         warnIfQuotaUnmet();
         viewChangedSincePass.set(true);
@@ -81,6 +87,7 @@ final class Rebalancer implements AutoCloseable {
 
     private void passOnce() {
         passRequested.set(false);
+        long seenViewChanges = viewChanges.get();
         long started = System.nanoTime();
         reconciler.reconcile(); // members joined (a healed partition): settle sessions both sides hold
         if (viewChangedSincePass.getAndSet(false)) {
@@ -96,6 +103,7 @@ final class Rebalancer implements AutoCloseable {
         }
         lastPassCopies = copies;
         lastPassMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        settledViewChanges = Math.max(settledViewChanges, seenViewChanges);
         if (copies > 0 || promoted > 0) {
             LOG.log(System.Logger.Level.INFO, "rebalanced after view change: " + promoted + " sessions promoted, "
                     + copies + " full copies queued to restore write-quota " + node.config.writeQuota() + " in "
@@ -133,6 +141,7 @@ final class Rebalancer implements AutoCloseable {
     private int promoteOrphans() {
         List<Member> view = node.members();
         int promoted = 0;
+        boolean deferred = false;
         for (BackupStore.Backup backup : node.backups.all()) {
             if (node.closed()) {
                 break;
@@ -152,6 +161,7 @@ final class Rebalancer implements AutoCloseable {
                     // wait for the same member: this pass promotes no more.
                     LOG.log(System.Logger.Level.DEBUG, () -> "promotion of session " + LogIds.shortForm(id)
                             + " deferred: " + found.silent() + " did not answer");
+                    deferred = true;
                     break;
                 }
                 SessionUpdate copy = found.newest();
@@ -166,6 +176,7 @@ final class Rebalancer implements AutoCloseable {
                 }
             }
         }
+        promotionsDeferred = deferred;
         return promoted;
     }
 
@@ -317,6 +328,22 @@ final class Rebalancer implements AutoCloseable {
                 LOG.log(System.Logger.Level.INFO, "write-quota " + quota + " can be met again");
             }
         }
+    }
+
+    /**
+     * Whether the copies of the last view change are still being restored: no pass has run to its end since
+     * that change (a pass that a newer view interrupts starts over). False with write-quota 0 (no passes).
+     */
+    boolean settling() {
+        return node.config.writeQuota() > 0 && settledViewChanges < viewChanges.get();
+    }
+
+    /**
+     * Whether the last pass left sessions of a departed node unpromoted because a member did not say which copy
+     * it holds; the next pass (at the latest the periodic one) tries again.
+     */
+    boolean promotionsDeferred() {
+        return promotionsDeferred;
     }
 
     /** The current quota warning, empty when the quota can be met. */

@@ -9,6 +9,7 @@ import io.sessionrep.core.transport.TransportProvider;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -35,12 +36,24 @@ import java.util.function.Supplier;
  *       every integration.</li>
  *   <li>{@link #nodeName}: node-name and the container's own route suffix (Tomcat's {@code jvmRoute},
  *       Jetty's {@code workerName}) name the same thing and must agree.</li>
+ *   <li>{@link #readiness}: whether the node is settled in its cluster ({@link Readiness}), also before the start
+ *       and while it stops; each integration publishes it to its web application under
+ *       {@link #READINESS_ATTRIBUTE} for the readiness endpoint.</li>
  * </ul>
  * A node is started once; a container that starts the application again makes a new one.
  */
 public final class ReplicationNode implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ReplicationNode.class.getName());
     private static final int TAKE_OVER_STRIPES = 64;
+
+    /**
+     * The servlet context attribute under which each integration publishes its node's readiness while the web
+     * application runs, for {@code io.sessionrep.core.health.ReadinessServlet}: a
+     * {@code java.util.function.Supplier<java.util.List<String>>} of the reasons the node is not ready, empty when
+     * it is ({@link #readinessReasons()}). JDK types only, so that a servlet loaded by another class loader than
+     * the node's (a copy in the web application, the node in the container) can read it.
+     */
+    public static final String READINESS_ATTRIBUTE = "io.sessionrep.readiness";
 
     private final ReplicationConfig config;
     private final TransportProvider transports;
@@ -50,6 +63,8 @@ public final class ReplicationNode implements AutoCloseable {
     private volatile SessionReplicator replicator;
     private volatile NodeMeters meters;
     private boolean started;
+    /** Why a node without a running replicator is not ready: not started, starting, stopping, stopped. */
+    private volatile String phase = "not started";
 
     private record Step(String name, Runnable cleanUp) {
     }
@@ -109,6 +124,7 @@ public final class ReplicationNode implements AutoCloseable {
                         + " needs a new ReplicationNode");
             }
             started = true;
+            phase = "starting";
         }
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
@@ -120,6 +136,7 @@ public final class ReplicationNode implements AutoCloseable {
                 meters = null;
                 opened.close();
             });
+            opened.exportReadiness(this::readiness);
             TransportProvider provider = transports != null ? transports
                     : TransportProvider.load(ReplicationNode.class.getClassLoader());
             ReplicationTransport transport = provider.create(config);
@@ -129,6 +146,7 @@ public final class ReplicationNode implements AutoCloseable {
                     opened.registry(), events, clock);
             onStop("replicator", running::close);
             replicator = running;
+            phase = "running";
             return running;
         } catch (RuntimeException | Error e) {
             stop();
@@ -144,6 +162,7 @@ public final class ReplicationNode implements AutoCloseable {
      * replicator did not start), the meters, then those registered before the start. A step that fails is logged and the others still run. Idempotent.
      */
     public void stop() {
+        phase = "stopping";
         replicator = null;
         while (true) {
             Step step;
@@ -151,6 +170,7 @@ public final class ReplicationNode implements AutoCloseable {
                 step = stopSteps.poll();
             }
             if (step == null) {
+                phase = "stopped";
                 return;
             }
             try {
@@ -184,6 +204,33 @@ public final class ReplicationNode implements AutoCloseable {
     /** The running replicator, or null before {@link #start} and after {@link #stop}. */
     public SessionReplicator replicatorIfRunning() {
         return replicator;
+    }
+
+    /**
+     * Whether this node is settled in its cluster and, if not, why ({@link Readiness}): the running replicator's
+     * answer ({@link SessionReplicator#readiness()}), else not ready because it is "not started", "starting",
+     * "stopping" or "stopped". Never throws.
+     */
+    public Readiness readiness() {
+        SessionReplicator running = replicator;
+        if (running != null) {
+            try {
+                return running.readiness();
+            } catch (RuntimeException e) { // a probe must get an answer; the failure is the reason
+                LOG.log(System.Logger.Level.WARNING, "readiness of node " + config.nodeName() + " could not be"
+                        + " computed", e);
+                return Readiness.notReady("readiness could not be computed: " + e);
+            }
+        }
+        return Readiness.notReady(phase);
+    }
+
+    /**
+     * What each integration publishes under {@link #READINESS_ATTRIBUTE}: the reasons this node is not ready now,
+     * empty when it is (each call asks {@link #readiness()} again).
+     */
+    public Supplier<List<String>> readinessReasons() {
+        return () -> readiness().reasons();
     }
 
     /** Where the node's meters go while started (see {@link NodeMeters#registry()}), else null. */

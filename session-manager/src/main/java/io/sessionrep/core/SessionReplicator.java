@@ -54,6 +54,7 @@ public final class SessionReplicator implements AutoCloseable {
     private final IncomingMessages incoming;
     private final Touches touches;
     private final SyncInvalidation syncInvalidation;
+    private final ReadinessCheck readiness;
     private final ScheduledExecutorService maintenance;
 
     private SessionReplicator(ReplicationConfig config, ReplicationTransport transport, ClassLoader appClassLoader,
@@ -73,6 +74,7 @@ public final class SessionReplicator implements AutoCloseable {
         this.rebalancer = new Rebalancer(node, takeOver, acknowledged);
         this.replication = new RequestEndReplication(node, touches, acknowledged, rebalancer::requestPass);
         this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition, refusals);
+        this.readiness = new ReadinessCheck(node, rebalancer);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());
             t.setDaemon(true);
@@ -83,6 +85,7 @@ public final class SessionReplicator implements AutoCloseable {
         metrics.gauge(ReplicationMetrics.BACKUP_BYTES, node.backups::bytes);
         metrics.gauge(ReplicationMetrics.PRIMARY_HELD_BYTES, node::primaryHeldBytes);
         metrics.gauge(ReplicationMetrics.SESSIONS_BELOW_QUOTA, rebalancer::sessionsBelowQuota);
+        metrics.gauge(ReplicationMetrics.READY, () -> readiness.check().ready() ? 1 : 0);
         transport.counts().forEach(metrics::transportCount);
     }
 
@@ -350,6 +353,15 @@ public final class SessionReplicator implements AutoCloseable {
         return rebalancer.sessionsBelowQuota();
     }
 
+    /**
+     * Whether this node is settled in its cluster, and if not why ({@link Readiness} lists the conditions). Computed
+     * now from what the node knows, without network traffic; reads every owned session, so meant for probes every
+     * few seconds rather than for every request. "stopped" after {@link #close()}.
+     */
+    public Readiness readiness() {
+        return readiness.check();
+    }
+
     /** The warning logged when the current view cannot meet write-quota; empty when it can. */
     public String quotaWarning() {
         return rebalancer.quotaWarning();
@@ -476,13 +488,19 @@ public final class SessionReplicator implements AutoCloseable {
         if (node.closed()) {
             return;
         }
-        rebalancer.close();
-        touches.flush();
-        node.sender.close(5000);
-        node.markClosed();
-        maintenance.shutdownNow();
-        node.transport.close();
-        node.metrics.close();
+        try {
+            rebalancer.close();
+            touches.flush();
+            node.sender.close(5000);
+        } finally { // whatever failed above, the node leaves: the transport's threads must not outlive the stop
+            node.markClosed();
+            maintenance.shutdownNow();
+            try {
+                node.transport.close();
+            } finally {
+                node.metrics.close();
+            }
+        }
         LOG.log(System.Logger.Level.INFO, "node " + node.self.name() + " left cluster '" + node.config.clusterName() + "'");
     }
 }

@@ -109,7 +109,9 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                 Starts one embedded Jetty 12 (ee10) node serving the test servlet at /session,
                 with replicated sessions unless --replication=off. Prints
                   READY node=<name> http=http://127.0.0.1:<port>/session
-                once it serves. A bad option exits with code 2.
+                once it serves and is ready (settled in its cluster: GET /ready answers 200; after
+                50 s without, the line comes all the same, after a warning naming the reasons).
+                A bad option exits with code 2.
 
                 launcher flags:
                   --http-port=N              HTTP port (default 8080; 0 = any free port)
@@ -125,6 +127,7 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                        --bind-port=7801 --peers=127.0.0.1:7800 --replication-mode=sync
 
                   GET /cluster on the HTTP port shows this node's view of the cluster as JSON,
+                  GET /ready answers 200 "ready" or 503 "not ready" with the reasons,
                   GET /metrics its meters in Prometheus text format (with --metrics=jmx, the
                   default, they are also MBeans of domain sessionrep).
                 """;

@@ -5,8 +5,11 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.session.DefaultSessionIdManager;
 
+import io.sessionrep.core.Readiness;
+
 import java.net.URI;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * One embedded Jetty 12 (ee10) server (on 127.0.0.1 unless another HTTP host is given) with a session-enabled context at {@code /} and the
@@ -22,6 +25,7 @@ public final class NodeServer implements AutoCloseable {
     private final ServletContextHandler context;
     private final String nodeName;
     private final String httpHost;
+    private volatile Supplier<Readiness> readiness = () -> Readiness.READY;
 
     /**
      * @param contextSetup runs after the context is built and attached to the server, before start
@@ -67,6 +71,16 @@ public final class NodeServer implements AutoCloseable {
 
     public String nodeName() {
         return nodeName;
+    }
+
+    /** Where {@link #readiness()} asks; by default a node is always ready (no replication). */
+    public void readiness(Supplier<Readiness> readiness) {
+        this.readiness = readiness;
+    }
+
+    /** Whether the node is settled in its cluster (replication off: always). */
+    public Readiness readiness() {
+        return readiness.get();
     }
 
     /** The bound HTTP port (the real one when 0 was asked for). Valid after {@link #start}. */

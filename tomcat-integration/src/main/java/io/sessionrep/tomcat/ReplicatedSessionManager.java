@@ -151,6 +151,30 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     /**
+     * Whether this node is settled in its cluster ({@link io.sessionrep.core.Readiness}): attribute {@code ready}
+     * of the manager's MBean ({@code Catalina:type=Manager,context=/shop,host=localhost}). False while stopped.
+     */
+    public boolean isReady() {
+        ReplicationNode running = node;
+        return running != null && running.readiness().ready();
+    }
+
+    /**
+     * Why this node is not ready, the reasons separated by {@code "; "}; empty when it is ready. Attribute
+     * {@code notReadyReasons} of the manager's MBean.
+     */
+    public String getNotReadyReasons() {
+        ReplicationNode running = node;
+        return running == null ? "not started" : String.join("; ", running.readiness().reasons());
+    }
+
+    /** The node's readiness now ({@link ReplicationNode#readiness()}); "not started" while stopped. */
+    public io.sessionrep.core.Readiness readiness() {
+        ReplicationNode running = node;
+        return running == null ? io.sessionrep.core.Readiness.notReady("not started") : running.readiness();
+    }
+
+    /**
      * A registry of the embedding application that also gets the replication meters (embedded use); the
      * {@code metrics} attribute decides about JMX either way.
      */
@@ -229,6 +253,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             ClassLoader appClassLoader = context.getLoader() != null ? context.getLoader().getClassLoader()
                     : Thread.currentThread().getContextClassLoader();
             starting.start(context.getPath(), meters, appClassLoader, events);
+            publishReadiness(context, starting);
             if (valve == null) {
                 // the manager was set on a context that had begun starting: the valve comes after the
                 // context's own valves (an authenticator then brings sessions here before the valve counts
@@ -253,6 +278,19 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (context != null) {
             context.addLifecycleListener(valveInstaller);
         }
+    }
+
+    /**
+     * Publishes the node's readiness to the web application for its readiness endpoint
+     * ({@code io.sessionrep.core.health.ReadinessServlet}), until the node stops.
+     */
+    private static void publishReadiness(Context context, ReplicationNode started) {
+        jakarta.servlet.ServletContext application = context.getServletContext();
+        if (application == null) {
+            return;
+        }
+        application.setAttribute(ReplicationNode.READINESS_ATTRIBUTE, started.readinessReasons());
+        started.onStop("readiness attribute", () -> application.removeAttribute(ReplicationNode.READINESS_ATTRIBUTE));
     }
 
     private synchronized void installValve() {
@@ -286,17 +324,20 @@ public class ReplicatedSessionManager extends ManagerBase {
     @Override
     protected synchronized void stopInternal() throws LifecycleException {
         setState(LifecycleState.STOPPING);
-        SessionReplicator engine = running();
-        for (Session session : findSessions()) {
-            if (session instanceof ReplicatedSession replicated) {
-                if (engine != null && replicated.replicatesFromHere()) { // as Jetty's cache and the filter do
-                    engine.handOver(replicated.snapshot(), replicated.changes());
+        try {
+            SessionReplicator engine = running();
+            for (Session session : findSessions()) {
+                if (session instanceof ReplicatedSession replicated) {
+                    if (engine != null && replicated.replicatesFromHere()) { // as Jetty's cache and the filter do
+                        engine.handOver(replicated.snapshot(), replicated.changes());
+                    }
+                    replicated.evict(false);
                 }
-                replicated.evict(false);
             }
+            sessions.clear();
+        } finally { // a failed hand-over still leaves the cluster: nothing of the node outlives the stop
+            release();
         }
-        sessions.clear();
-        release();
         super.stopInternal();
     }
 

@@ -39,6 +39,7 @@ final class JettyNode extends EmbeddedNode {
         SessionServlet servlet = new SessionServlet(name());
         context.addServlet(new ServletHolder(servlet), "/session");
         context.addServlet(new ServletHolder(servlet), "/inner");
+        context.addServlet(new ServletHolder(new io.sessionrep.core.health.ReadinessServlet()), "/ready");
         sessions = ReplicatedSessions.install(context, config, meters, c -> {
             ReplicationTransport t = transports.apply(c);
             transport = t;
@@ -57,6 +58,11 @@ final class JettyNode extends EmbeddedNode {
     @Override
     public URI uri(String query) {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/session?" + query);
+    }
+
+    /** The readiness endpoint ({@code /ready}). */
+    URI readyUri() {
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/ready");
     }
 
     @Override

@@ -71,6 +71,8 @@ import javax.net.ssl.SSLContext;
  *       and never wait: while one runs, nothing more is read from that member.</li>
  *   <li><b>Membership</b>: every view change updates {@link #members()} and is reported to
  *       {@link MessageReceiver#onMembershipChange} in view order.</li>
+ *   <li><b>Partial clusters</b>: {@link #partialClusterSigns()} names nodes of the cluster heard of from another
+ *       view and configured peers that are up but not in the view ({@link PartialClusterWatch}).</li>
  * </ul>
  *
  * <p>Lifecycle: {@link #start} once, then {@link #close} (idempotent; leaves the cluster so that the
@@ -103,6 +105,12 @@ public final class JGroupsTransport implements ReplicationTransport {
     /** On close, how long queued outbound messages may take to reach the channel. */
     static final long CLOSE_DRAIN_MILLIS = 3_000;
     /**
+     * On close, how long the channel may take to leave the view and stop its threads (about 0.1 to 1 s; GMS waits for
+     * the coordinator's answer to the leave at most 1 s, JGroups' pools at most 1 s each); past it the close goes on
+     * without it ({@link BoundedClose}).
+     */
+    static final long CHANNEL_CLOSE_MILLIS = 5_000;
+    /**
      * How long a batch sent over the lane may wait for the member's answer that it handled it; past it the batch goes
      * over the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
      */
@@ -120,10 +128,12 @@ public final class JGroupsTransport implements ReplicationTransport {
     private LaneServer laneServer;
     private LaneClient laneClient;
     private final Map<Address, LaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
+    private final PartialClusterWatch.Timing watchTiming;
+    private volatile PartialClusterWatch partialWatch;
 
     /** A transport for {@code config}; nothing is opened before {@link #start}. */
     public JGroupsTransport(ReplicationConfig config) {
-        this(config, ProtocolRange.SUPPORTED);
+        this(config, ProtocolRange.SUPPORTED, PartialClusterWatch.Timing.DEFAULT);
     }
 
     /**
@@ -131,9 +141,19 @@ public final class JGroupsTransport implements ReplicationTransport {
      * build reads: to rehearse a cluster of mixed releases (a node of an older or a later release) in one build.
      */
     public JGroupsTransport(ReplicationConfig config, ProtocolRange protocols) {
+        this(config, protocols, PartialClusterWatch.Timing.DEFAULT);
+    }
+
+    /** As {@link #JGroupsTransport(ReplicationConfig)}, with other time bounds of the partial-cluster watch (tests). */
+    JGroupsTransport(ReplicationConfig config, PartialClusterWatch.Timing watchTiming) {
+        this(config, ProtocolRange.SUPPORTED, watchTiming);
+    }
+
+    private JGroupsTransport(ReplicationConfig config, ProtocolRange protocols, PartialClusterWatch.Timing watchTiming) {
         this.config = Objects.requireNonNull(config, "config");
         this.protocols = Objects.requireNonNull(protocols, "protocols");
         this.local = new Member(requireText(config.nodeName(), "node-name"), requireText(config.machineId(), "machine-id"));
+        this.watchTiming = Objects.requireNonNull(watchTiming, "watchTiming");
     }
 
     /**
@@ -161,6 +181,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 if (created.getProtocolStack().getTransport() instanceof IsolatingTcp tcp) {
                     counters.watchChannelPort(tcp.refusedConnections());
                 }
+                partialWatch = PartialClusterWatch.install(local.name(), created, () -> membership, watchTiming);
             } catch (Exception e) {
                 closed = true;
                 throw startFailure(e);
@@ -184,6 +205,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 if (laneServer != null) {
                     laneServer.start();
                 }
+                partialWatch.start();
             } catch (Exception e) {
                 TransportException failure = startFailure(e);
                 closed = true;
@@ -403,6 +425,13 @@ public final class JGroupsTransport implements ReplicationTransport {
         laneClient = new LaneClient(frames, counters, tls);
     }
 
+    /** See {@link PartialClusterWatch}; none while not running. */
+    @Override
+    public List<String> partialClusterSigns() {
+        PartialClusterWatch watch = partialWatch;
+        return running && watch != null ? watch.signs() : List.of();
+    }
+
     @Override
     public void broadcast(byte[] message) {
         Objects.requireNonNull(message, "message");
@@ -569,6 +598,10 @@ public final class JGroupsTransport implements ReplicationTransport {
         Set<Address> departed = new HashSet<>(membership.addresses());
         departed.removeAll(next.addresses());
         membership = next;
+        PartialClusterWatch watch = partialWatch;
+        if (watch != null) {
+            watch.viewChanged(departed);
+        }
         handledPositions.trim(next.addresses());
         laneEndpoints.keySet().retainAll(next.addresses());
         if (laneClient != null) {
@@ -592,29 +625,34 @@ public final class JGroupsTransport implements ReplicationTransport {
         }
     }
 
+    /**
+     * Every step runs whatever the ones before did (each failure is logged), and none waits without bound: the
+     * channel's close (leaving the view, JGroups' threads stopped) is given {@link #CHANNEL_CLOSE_MILLIS}.
+     */
     private void shutDown(String reason) {
         running = false;
-        if (laneServer != null) {
-            laneServer.close();
-        }
-        if (laneClient != null) {
-            laneClient.close();
-        }
-        if (newcomers != null) {
-            newcomers.close();
-        }
-        if (channel != null) {
-            channel.close(); // disconnects first: the others install a view without us at once
-        }
+        step("stopping the partial-cluster watch", partialWatch == null ? null : partialWatch::close);
+        step("closing the data lane server", laneServer == null ? null : laneServer::close);
+        step("closing the data lane client", laneClient == null ? null : laneClient::close);
+        step("releasing held newcomer messages", newcomers == null ? null : newcomers::close);
+        step("closing the channel", channel == null ? null : () -> BoundedClose.close(channel, local.name(),
+                CHANNEL_CLOSE_MILLIS)); // disconnects first: the others install a view without us at once
         membership = Membership.EMPTY;
-        if (pending != null) {
-            pending.failAll(reason);
+        step("failing pending requests", pending == null ? null : () -> pending.failAll(reason));
+        step("closing the outbound queues", outbound == null ? null : () -> outbound.closeAll(reason));
+        step("stopping the send threads", senderThreads::shutdown);
+        step("stopping the time-out thread", timeoutThread::shutdownNow);
+    }
+
+    private void step(String what, Runnable action) {
+        if (action == null) {
+            return;
         }
-        if (outbound != null) {
-            outbound.closeAll(reason);
+        try {
+            action.run();
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.WARNING, local + ": " + what + " failed; the transport closes all the same", e);
         }
-        senderThreads.shutdown();
-        timeoutThread.shutdownNow();
     }
 
     /**

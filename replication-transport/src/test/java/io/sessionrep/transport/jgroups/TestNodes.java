@@ -33,7 +33,7 @@ final class TestNodes implements AutoCloseable {
                 .discovery(DiscoveryMode.STATIC).bindAddress(LOOPBACK).bindPort(port).peers(peers);
     }
 
-    JGroupsTransport start(ReplicationConfig config, RecordingReceiver receiver) {
+    JGroupsTransport start(ReplicationConfig config, io.sessionrep.core.transport.MessageReceiver receiver) {
         JGroupsTransport transport = track(new JGroupsTransport(config));
         transport.start(receiver);
         return transport;

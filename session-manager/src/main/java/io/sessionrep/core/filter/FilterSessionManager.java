@@ -62,6 +62,9 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         ReplicationNode starting = new ReplicationNode(config, transports);
         node = starting;
         replicator = starting.start(context.getContextPath(), application, appClassLoader, this, clock);
+        // for the readiness endpoint (io.sessionrep.core.health.ReadinessServlet) of this application
+        context.setAttribute(ReplicationNode.READINESS_ATTRIBUTE, starting.readinessReasons());
+        starting.onStop("readiness attribute", () -> context.removeAttribute(ReplicationNode.READINESS_ATTRIBUTE));
         if (sweepInterval != null) {
             ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sessionrep-expiry-" + config.nodeName());
@@ -296,15 +299,18 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
     public void close() {
         ReplicationNode running = node;
         SessionReplicator engine = replicator;
-        if (running != null && engine != null) {
-            for (ReplicatedHttpSession session : live.values()) {
-                if (session.isValid() && !session.isDisowned()) {
-                    engine.handOver(session, session.changes());
+        try {
+            if (running != null && engine != null) {
+                for (ReplicatedHttpSession session : live.values()) {
+                    if (session.isValid() && !session.isDisowned()) {
+                        engine.handOver(session, session.changes());
+                    }
                 }
             }
-        }
-        if (running != null) {
-            running.stop();
+        } finally { // a failed hand-over still leaves the cluster
+            if (running != null) {
+                running.stop();
+            }
         }
     }
 }

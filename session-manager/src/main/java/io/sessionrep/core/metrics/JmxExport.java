@@ -70,6 +70,12 @@ final class JmxExport {
                 + value(node) + ",*");
     }
 
+    /** The node's readiness MBean: {@code sessionrep:cluster=..,context=..,node=..,type=readiness}. */
+    static ObjectName readinessName(String cluster, String context, String node) {
+        return objectName(DOMAIN + ":cluster=" + value(cluster) + ",context=" + value(context) + ",node="
+                + value(node) + ",type=readiness");
+    }
+
     /** {@code cluster=..,context=..,node=..,name=..[,tag=value...]}: Dropwizard's name for the meter. */
     static String keyProperties(String cluster, String context, Meter.Id id) {
         StringBuilder properties = new StringBuilder()

@@ -4,11 +4,18 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.jmx.JmxMeterRegistry;
+import io.sessionrep.core.Readiness;
 import io.sessionrep.core.config.MetricsExport;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.health.ReadinessMBean;
 
+import javax.management.JMException;
 import javax.management.MBeanServer;
+import javax.management.NotCompliantMBeanException;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
 import java.lang.management.ManagementFactory;
+import java.util.function.Supplier;
 
 /**
  * The registry one replicating web application counts into, as the integrations (Jetty store, Tomcat
@@ -23,17 +30,21 @@ import java.lang.management.ManagementFactory;
  *       nothing (the meters can still be read through {@link #registry()}).</li>
  * </ul>
  * Hand {@link #registry()} to {@code SessionReplicator.start}; close the replicator (which removes its
- * meters) before this.
+ * meters) before this. With JMX, the node's readiness is an MBean beside the meters ({@link #exportReadiness}).
  */
 public final class NodeMeters implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NodeMeters.class.getName());
 
     private final MeterRegistry registry;
     private final JmxMeterRegistry jmx;
+    /** Where the readiness MBean goes when the meters go to JMX; null otherwise. */
+    private final ObjectName readinessName;
+    private volatile boolean readinessRegistered;
 
-    private NodeMeters(MeterRegistry registry, JmxMeterRegistry jmx) {
+    private NodeMeters(MeterRegistry registry, JmxMeterRegistry jmx, ObjectName readinessName) {
         this.registry = registry;
         this.jmx = jmx;
+        this.readinessName = readinessName;
     }
 
     /**
@@ -45,17 +56,18 @@ public final class NodeMeters implements AutoCloseable {
     public static NodeMeters open(ReplicationConfig config, String contextPath, MeterRegistry application) {
         String context = contextPath == null || contextPath.isEmpty() ? "/" : contextPath;
         if (config.metrics() == MetricsExport.NONE || jmxNamesTaken(config, context)) {
-            return new NodeMeters(application != null ? application : new SimpleMeterRegistry(), null);
+            return new NodeMeters(application != null ? application : new SimpleMeterRegistry(), null, null);
         }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         JmxMeterRegistry jmx = JmxExport.registry(config.clusterName(), context, server);
+        ObjectName readiness = JmxExport.readinessName(config.clusterName(), context, config.nodeName());
         if (application == null) {
-            return new NodeMeters(jmx, jmx);
+            return new NodeMeters(jmx, jmx, readiness);
         }
         CompositeMeterRegistry both = new CompositeMeterRegistry();
         both.add(application);
         both.add(jmx);
-        return new NodeMeters(both, jmx);
+        return new NodeMeters(both, jmx, readiness);
     }
 
     /**
@@ -82,11 +94,52 @@ public final class NodeMeters implements AutoCloseable {
     }
 
     /**
-     * Unregisters the JMX MBeans (idempotent). The application's registry stays open: it is not ours (and a
+     * With the meters in JMX, registers the node's readiness as the MBean
+     * {@code sessionrep:cluster=..,context=..,node=..,type=readiness} (attributes {@code Ready} and
+     * {@code NotReadyReasons}, {@link ReadinessMBean}), which asks {@code readiness} at each read; unregistered by
+     * {@link #close()}. Without JMX export (metrics=none, or names taken by another application) nothing.
+     */
+    public void exportReadiness(Supplier<Readiness> readiness) {
+        if (readinessName == null) {
+            return;
+        }
+        ReadinessMBean view = new ReadinessMBean() {
+            @Override
+            public boolean isReady() {
+                return readiness.get().ready();
+            }
+
+            @Override
+            public String getNotReadyReasons() {
+                return String.join("; ", readiness.get().reasons());
+            }
+        };
+        try {
+            ManagementFactory.getPlatformMBeanServer()
+                    .registerMBean(new StandardMBean(view, ReadinessMBean.class), readinessName);
+            readinessRegistered = true;
+        } catch (NotCompliantMBeanException e) {
+            throw new IllegalStateException(e);
+        } catch (JMException e) { // the meters' own names were free a moment ago: another application raced us
+            LOG.log(System.Logger.Level.WARNING, "metrics=jmx: the readiness MBean " + readinessName + " is not"
+                    + " registered: " + e);
+        }
+    }
+
+    /**
+     * Unregisters the JMX MBeans, the readiness MBean included (idempotent). The application's registry stays open: it is not ours (and a
      * composite would close it with itself, so the composite is left as it is).
      */
     @Override
     public void close() {
+        if (readinessRegistered) {
+            readinessRegistered = false;
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(readinessName);
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.DEBUG, "readiness MBean " + readinessName + " was gone already: " + e);
+            }
+        }
         if (jmx != null) {
             jmx.close();
         }

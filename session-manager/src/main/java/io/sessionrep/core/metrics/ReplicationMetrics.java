@@ -43,6 +43,7 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.replication.refused</td><td>copies of this node's sessions that a backup refused to start
  *       (its max-backup-bytes reached), counted at the primary</td></tr>
  *   <tr><td>sessionrep.sessions.below.quota</td><td>gauge: owned sessions with fewer backups than write-quota</td></tr>
+ *   <tr><td>sessionrep.ready</td><td>gauge: 1 when the node is ready (io.sessionrep.core.Readiness), else 0</td></tr>
  *   <tr><td>sessionrep.rebalance.copies</td><td>full copies sent to restore the quota after a membership change</td></tr>
  *   <tr><td>sessionrep.promotions</td><td>backups promoted to primary because their primary left</td></tr>
  *   <tr><td>sessionrep.merge.resolved{outcome=kept|dropped|invalidated}</td><td>sessions held on both sides of a
@@ -84,6 +85,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     /** Requests refused (503) because the session's owner did not hand it over within ownership-timeout. */
     public static final String OWNERSHIP_TIMEOUTS = "sessionrep.ownership.timeouts";
     public static final String SESSIONS_BELOW_QUOTA = "sessionrep.sessions.below.quota";
+    /** 1 while the node is ready ({@link io.sessionrep.core.Readiness}: settled in its cluster), else 0. */
+    public static final String READY = "sessionrep.ready";
     public static final String REBALANCED = "sessionrep.rebalance.copies";
     public static final String PROMOTIONS = "sessionrep.promotions";
     public static final String MERGE_RESOLVED = "sessionrep.merge.resolved";

@@ -74,6 +74,11 @@ public class ForwardingTransport implements ReplicationTransport {
     }
 
     @Override
+    public List<String> partialClusterSigns() {
+        return delegate.partialClusterSigns();
+    }
+
+    @Override
     public List<TransportCount> counts() {
         return delegate.counts();
     }

@@ -118,6 +118,21 @@ public interface ReplicationTransport extends AutoCloseable {
     /** One-way message to every other member. */
     void broadcast(byte[] message);
 
+    /**
+     * What this transport can see of its cluster outside its current view: one sentence per sign that this node is
+     * in a partial cluster, in words an operator understands (for example "configured peer 10.0.0.2:7800 is up but
+     * not in this node's view"); empty when it sees none, and by default. Part of the node's
+     * {@link io.sessionrep.core.Readiness}: a node that sees such a sign is not ready. A peer that cannot be reached
+     * at all is no such sign, or only for a bounded time: a node whose peer is down must become ready.
+     *
+     * <p>Called from request threads (readiness probes) and meter readers: it must answer at once from what the
+     * transport already knows (never wait for the network), and it may be called before {@link #start} and after
+     * {@link #close}.
+     */
+    default List<String> partialClusterSigns() {
+        return List.of();
+    }
+
     /** The transport's own counts, which the core exports with its meters ({@link TransportCount}); none by default. */
     default List<TransportCount> counts() {
         return List.of();

@@ -89,7 +89,13 @@ class WireCodecTest {
         for (int version = WireCodec.OLDEST_READ; version <= WireCodec.CURRENT; version++) {
             byte[] bytes = WireCodec.encode(new Message.Update(DELTA, true), version);
             assertEquals(version, bytes[1]);
-            assertArrayEquals(bytes, WireCodec.encode(WireCodec.decode(bytes), version));
+            Message.Update back = (Message.Update) WireCodec.decode(bytes);
+            assertTrue(back.ackRequested());
+            assertEquals(DELTA.changed().keySet(), back.update().changed().keySet());
+            for (String name : DELTA.changed().keySet()) {
+                assertArrayEquals(DELTA.changed().get(name), back.update().changed().get(name), name);
+            }
+            assertEquals(DELTA.removed(), back.update().removed());
         }
         assertThrows(IllegalArgumentException.class, () -> WireCodec.encode(new Message.Fetch("a"), WireCodec.CURRENT + 1));
     }

@@ -239,4 +239,20 @@ class ReplicationNodeTest {
     private static IllegalArgumentException mismatch(String nodeName, String route) {
         return new IllegalArgumentException(nodeName + "/" + route);
     }
+
+    @Test
+    void readinessIsNotStartedThenTheReplicatorsThenStoppedAndThePublishedReasonsFollow() {
+        ReplicationNode node = node("a", inMemory());
+        java.util.function.Supplier<List<String>> published = node.readinessReasons();
+        assertEquals(Readiness.notReady("not started"), node.readiness());
+        assertEquals(List.of("not started"), published.get());
+
+        node.start("/app", null, getClass().getClassLoader(), new RecordingEvents());
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> node.readiness().ready());
+        assertEquals(List.of(), published.get());
+
+        node.stop();
+        assertEquals(Readiness.notReady("stopped"), node.readiness());
+        assertEquals(List.of("stopped"), published.get());
+    }
 }

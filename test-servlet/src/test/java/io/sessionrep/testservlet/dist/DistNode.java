@@ -63,6 +63,11 @@ final class DistNode implements AutoCloseable {
         return process.pid();
     }
 
+    /** The WAR's readiness endpoint. */
+    URI readyUri() {
+        return URI.create("http://127.0.0.1:" + httpPort + Distribution.CONTEXT + "/ready");
+    }
+
     URI sessionUri() {
         return URI.create("http://127.0.0.1:" + httpPort + Distribution.CONTEXT + "/session");
     }

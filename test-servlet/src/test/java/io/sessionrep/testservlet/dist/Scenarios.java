@@ -26,7 +26,7 @@ final class Scenarios {
      * or a fetch while a lives); (2) a session invalidated on b is gone on both; (3) after a SIGKILL of a, a
      * session whose primary was a is served by b from its backup, same checksum, and the cookie's route
      * names b. Kills a. On the way, the installs' default {@code metrics=jmx} is checked on a: its meters
-     * are MBeans of its JVM.
+     * are MBeans of its JVM; and the WAR's readiness endpoint answers 200 on both once the session is replicated.
      */
     static void replicateInvalidateFailOver(DistNode a, DistNode b, String cookie) throws Exception {
         // (1) replication
@@ -43,6 +43,8 @@ final class Scenarios {
         assertEquals(b.name(), onB.node());
         assertEquals(0, onB.version());
         primaryGaugeInJmx(a);
+        ready(a);
+        ready(b);
 
         // (2) invalidation everywhere: destroyed on b, unknown on a and b
         ok(second.destroy(b.sessionUri()), "destroy on " + b.name());
@@ -74,6 +76,25 @@ final class Scenarios {
             assertTrue(jmx.names().stream().allMatch(n -> Distribution.CONTEXT.equals(n.getKeyProperty("context"))),
                     "context key: " + jmx.names());
         }
+    }
+
+    /**
+     * The WAR's {@code /ready} (the readiness servlet's class file in {@code WEB-INF/classes}, whatever the install)
+     * answers 200 {@code ready} within 30 s.
+     */
+    static void ready(DistNode node) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        java.net.http.HttpResponse<String> last;
+        do {
+            last = HTTP.send(java.net.http.HttpRequest.newBuilder(node.readyUri()).timeout(REQUEST_TIMEOUT).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (last.statusCode() == 200) {
+                assertEquals("ready\n", last.body());
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError(node.name() + ": GET /ready answered " + last.statusCode() + " " + last.body());
     }
 
     static SessionReply ok(SessionReply reply, String what) {

@@ -47,7 +47,10 @@ abstract class FilterContractTest {
     private Node a;
     private Node b;
 
-    /** One running server of the container under test, the filter and {@link ProbeServlet} at /probe. */
+    /**
+     * One running server of the container under test, the filter, {@link ProbeServlet} at /probe and
+     * {@code io.sessionrep.core.health.ReadinessServlet} at /ready.
+     */
     interface Node {
         int port();
 
@@ -195,6 +198,39 @@ abstract class FilterContractTest {
         } finally {
             solo.stop();
         }
+    }
+
+    /**
+     * The readiness endpoint finds the filter's node through the servlet context: 503 with the reason while a
+     * configured peer is up but not in the view (a plain server socket), 200 once its port refuses.
+     */
+    @Test
+    void theReadinessEndpointAnswersForTheFiltersNode() throws Exception {
+        assertEquals("200 ready\n", ready(a));
+        assertEquals("200 ready\n", ready(b));
+        String cluster = "filter-ready-" + UUID.randomUUID().toString().substring(0, 8);
+        int port = freePorts(1)[0];
+        Node solo;
+        try (ServerSocket stranger = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            String peer = "127.0.0.1:" + stranger.getLocalPort();
+            solo = start("node-r", filterParameters("node-r", cluster, port, stranger.getLocalPort()));
+            await().atMost(Duration.ofSeconds(10)).until(() -> ready(solo).equals("503 not ready\nconfigured peer "
+                    + peer + " is up (accepts connections) but not in this node's view\n"));
+        }
+        try {
+            await("ready once the peer's port refuses").atMost(Duration.ofSeconds(15))
+                    .until(() -> ready(solo).equals("200 ready\n"));
+        } finally {
+            solo.stop();
+        }
+    }
+
+    /** GET /ready: the status and the body. */
+    private static String ready(Node server) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.port() + "/ready")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() + " " + response.body();
     }
 
     private static Set<ObjectName> mbeans(String cluster) throws Exception {

@@ -49,6 +49,7 @@ class FilterInEmbeddedJettyTest extends FilterContractTest {
         ServletHolder probe = new ServletHolder(new ProbeServlet());
         probe.setAsyncSupported(true);
         context.addServlet(probe, "/probe");
+        context.addServlet(new ServletHolder(new io.sessionrep.core.health.ReadinessServlet()), "/ready");
         FilterHolder filter = new FilterHolder(ReplicationFilter.class);
         filter.setAsyncSupported(true);
         filter.setInitParameters(filterParameters);

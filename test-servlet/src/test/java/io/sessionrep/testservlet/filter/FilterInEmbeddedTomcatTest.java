@@ -27,6 +27,8 @@ class FilterInEmbeddedTomcatTest extends FilterContractTest {
         Wrapper probe = Tomcat.addServlet(context, "probe", new ProbeServlet());
         probe.setAsyncSupported(true);
         context.addServletMappingDecoded("/probe", "probe");
+        Tomcat.addServlet(context, "ready", new io.sessionrep.core.health.ReadinessServlet());
+        context.addServletMappingDecoded("/ready", "ready");
         FilterDef filter = new FilterDef();
         filter.setFilterName("sessionrep");
         filter.setFilterClass(ReplicationFilter.class.getName());

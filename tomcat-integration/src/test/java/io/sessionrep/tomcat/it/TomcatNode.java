@@ -76,6 +76,8 @@ final class TomcatNode extends EmbeddedNode {
         wrapper.setAsyncSupported(true);
         context.addServletMapping("/session", "session");
         context.addServletMapping("/inner", "session");
+        Tomcat.addServlet(context, "ready", new io.sessionrep.core.health.ReadinessServlet());
+        context.addServletMapping("/ready", "ready");
         context.addServletContainerInitializer((classes, servletContext) -> servletContext.addListener(sessionEvents),
                 null);
 
@@ -121,6 +123,16 @@ final class TomcatNode extends EmbeddedNode {
     /** The session servlet of the context at {@code contextPath} ("" for ROOT, or {@code /other}). */
     URI uri(String contextPath, String query) {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + contextPath + "/session?" + query);
+    }
+
+    /** The readiness endpoint of the ROOT context ({@code /ready}). */
+    URI readyUri() {
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/ready");
+    }
+
+    /** The engine's JMX domain (each node has its own: {@code engine-<name>}). */
+    String jmxDomain() {
+        return tomcat.getEngine().getName();
     }
 
     Context context() {

@@ -188,4 +188,26 @@ class NodeMetersTest {
             metrics.close();
         }
     }
+
+    @Test
+    void theReadinessIsAnMBeanBesideTheMetersUntilClosedAndNoneWithoutJmx() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<io.sessionrep.core.Readiness> now =
+                new java.util.concurrent.atomic.AtomicReference<>(io.sessionrep.core.Readiness.notReady(
+                        "restoring write-quota 1 after the last view change"));
+        ObjectName readiness = name("sessionrep:cluster=" + cluster + ",context=/shop,node=node-a,type=readiness");
+        try (NodeMeters meters = NodeMeters.open(config("node-a", MetricsExport.JMX), "/shop", null)) {
+            meters.exportReadiness(now::get);
+            assertEquals(false, JMX.getAttribute(readiness, "Ready"));
+            assertEquals("restoring write-quota 1 after the last view change",
+                    JMX.getAttribute(readiness, "NotReadyReasons"));
+            now.set(io.sessionrep.core.Readiness.READY);
+            assertEquals(true, JMX.getAttribute(readiness, "Ready"), "asked at each read");
+            assertEquals("", JMX.getAttribute(readiness, "NotReadyReasons"));
+        }
+        assertEquals(Set.of(), mbeans(), "closing unregisters it");
+        try (NodeMeters meters = NodeMeters.open(config("node-a", MetricsExport.NONE), "/shop", null)) {
+            meters.exportReadiness(now::get);
+            assertEquals(Set.of(), mbeans(), "metrics=none: no MBean at all");
+        }
+    }
 }
