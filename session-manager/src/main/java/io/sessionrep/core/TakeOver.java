@@ -53,6 +53,12 @@ final class TakeOver {
         return node.backups.get(sessionId) == null && recentMisses.contains(sessionId);
     }
 
+    /** Remembers that no node knew this id (answered locally for {@link #MISS_TTL}), and counts the miss. */
+    void missed(String sessionId) {
+        node.metrics.takeoverMisses.increment();
+        recentMisses.add(sessionId);
+    }
+
     /** Forgets every miss: members joined, and may know ids that nobody knew a moment ago. */
     void forgetMisses() {
         recentMisses.clear();
@@ -243,9 +249,14 @@ final class TakeOver {
      * member cannot hold take-overs back by garbling its replies.
      */
     Found fetch(String sessionId, SessionUpdate local, long deadline) {
+        return fetch(sessionId, local, deadline, null);
+    }
+
+    /** As above, asking only the members named {@code only} (null: every other member). */
+    Found fetch(String sessionId, SessionUpdate local, long deadline, Set<String> only) {
         Set<String> pending = new HashSet<>();
         for (Member m : node.members()) {
-            if (!m.name().equals(node.self.name())) {
+            if (!m.name().equals(node.self.name()) && (only == null || only.contains(m.name()))) {
                 pending.add(m.name());
             }
         }
