@@ -13,33 +13,43 @@ import org.junit.jupiter.params.provider.ValueSource;
 import javax.management.ObjectName;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A rolling deploy of a web application whose session class changed, in the real product: Tomcat 11
  * distributions installed as docs/install-tomcat.md says (as {@link TomcatDistributionIT} does; the
  * {@code <Manager>} blocks read from the document, with its {@code serializationAllowlist} for the shop's
- * classes), each node a separate process, running {@link ShopApp} exploded in {@code webapps/shop}.
+ * classes), each node a separate process, running {@link ShopApp} exploded in {@code webapps/shop} with
+ * sessionrep's readiness endpoint mapped at {@code /shop/sessionrep/ready}.
  * <p>
  * Under load ({@link ShopLoad}: sticky and round-robin shoppers, a request refused by a node that is being
- * stopped or started sent on to the next node), each node in turn: SIGTERM (Tomcat's shutdown hook stops the
- * web application, which hands its sessions over), its {@code WEB-INF/classes} replaced by the next build,
- * started again, and awaited: it serves, every node's view holds every node, and no node has a session
- * below its write quota ({@code sessionrep.sessions.below.quota} 0, read over JMX) — then the next node.
+ * stopped or started sent on to the next node), each node in turn as docs/rolling-deploy.md section 3 tells an
+ * operator: every node's readiness endpoint answers 200; SIGTERM (Tomcat's shutdown hook stops the web
+ * application, which hands its sessions over); its {@code WEB-INF/classes} replaced by the next build; started
+ * again; its own endpoint answers 200, then every node's — then the next node.
+ * <p>
+ * What "every node answers 200" guarantees ({@code io.sessionrep.core.Readiness}): each node is started, not
+ * stopping and in a cluster view; every session it owns that has been replicated once has a confirmed copy on
+ * each backup the placement picks in that view (write-quota 1 here: one other node), none waits for a new backup
+ * to confirm its copy or to be promoted, the pass that restores copies after the last view change has ended; and
+ * no node sees a partial cluster (a configured peer up outside its view, a node of the cluster answering from
+ * another view). So every session replicated so far has a live copy on another node before the next one is
+ * stopped. The gauge {@code sessionrep.sessions.below.quota} (owned sessions with fewer confirmed backups among
+ * the members than write-quota) is not awaited as well: with three nodes and write-quota 1 the readiness
+ * condition contains it (readiness compares with the very backups the placement picks), and all the gauge would
+ * add are the sessions whose first request is still running (it counts them, readiness does not): a state of
+ * the moment under load, not of the roll.
+ * <p>
  * Afterwards every session is read on every node: found, holding exactly the items whose add was answered
  * 200 (and the counter, the user, the cart's owner and quantity), and on the new build with the new field.
  */
@@ -48,7 +58,6 @@ class RollingDeployIT {
     private static final String[] NAMES = {"node-a", "node-b", "node-c"};
     /** How long a node has to exit after SIGTERM before it is killed (and the run reports it). */
     private static final Duration EXIT_GRACE = Duration.ofSeconds(30);
-    private static final Duration SETTLE = Duration.ofSeconds(60);
     private static final Predicate<Reply> NO_SESSION =
             reply -> reply.status() == 404 && reply.body().contains("\"no session\"");
     private static final int CLIENTS = Integer.getInteger("sessionrep.rolling.clients", 8);
@@ -58,13 +67,8 @@ class RollingDeployIT {
     private static final long THINK_MILLIS = Long.getLong("sessionrep.rolling.think.ms", 5);
     private static final long WORK_MILLIS = Long.getLong("sessionrep.rolling.work.ms", 20);
 
-    private final Path home = Path.of(required("sessionrep.tomcat.home"));
-    private final Path jar = Path.of(required("sessionrep.tomcat.jar"));
-    private final Path doc = Path.of(required("sessionrep.install.doc"));
-    private final Path runDir = Path.of(required("sessionrep.it.dir"))
-            .resolve("rolling-" + UUID.randomUUID().toString().substring(0, 8));
-    private final List<Node> nodes = new ArrayList<>();
-    private final Map<Node, JmxMeters> meters = new HashMap<>();
+    private final TomcatInstall install = new TomcatInstall("rolling");
+    private final Map<TomcatProcess, JmxMeters> meters = new HashMap<>();
     private ShopLoad load;
 
     @AfterEach
@@ -75,13 +79,11 @@ class RollingDeployIT {
         for (JmxMeters jmx : meters.values()) {
             jmx.close();
         }
-        for (Node node : nodes) {
-            node.kill();
-        }
+        install.killAll();
     }
 
     /** One node's turn in the roll. */
-    private record Restart(String node, Node.Exit exit, Duration took) {
+    private record Restart(String node, TomcatProcess.Exit exit, Duration took) {
         @Override
         public String toString() {
             return String.format("%s: SIGTERM to exit %.1f s%s, back in %.1f s", node, exit.took().toMillis() / 1e3,
@@ -92,19 +94,19 @@ class RollingDeployIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"async", "sync"})
     void aRollingDeployOfAClassThatGainedAFieldLosesNoSessionUnderLoad(String mode) throws Exception {
-        List<Node> three = cluster(3, mode, ShopApp.V1);
+        List<TomcatProcess> three = cluster(3, mode, ShopApp.V1);
         load = ShopLoad.start(three, CLIENTS, SESSIONS_PER_CLIENT, THINK_MILLIS, WORK_MILLIS);
         List<Restart> restarts = new ArrayList<>();
         Map<String, Double> incompatible = new LinkedHashMap<>(); // each node's counts before it stops, and at the end
-        for (Node node : three) {
+        for (TomcatProcess node : three) {
             Thread.sleep(BETWEEN.toMillis()); // the cluster runs (mixed, after the first turn) under load
-            awaitEveryoneBackedUp(three);
+            awaitEveryNodeReady(three);
             counts(node, ReplicationMetrics.INCOMPATIBLE, "class").forEach((k, v) -> incompatible.put(k + " (v1)", v));
             restarts.add(restart(node, three, ShopApp.V2));
         }
         Thread.sleep(BETWEEN.toMillis());
         ShopLoad.Figures figures = load.stop();
-        for (Node node : three) {
+        for (TomcatProcess node : three) {
             counts(node, ReplicationMetrics.INCOMPATIBLE, "class").forEach((k, v) -> incompatible.put(k + " (v2)", v));
         }
 
@@ -117,7 +119,7 @@ class RollingDeployIT {
                 continue; // counted by the load already
             }
             String problem = null;
-            for (Node node : three) {
+            for (TomcatProcess node : three) {
                 Reply shown = shopper.browser.get(node, "show");
                 problem = shown.status() != 200 ? shown.status() + " " + shown.body()
                         : shopper.mismatch(shown, shopper.items);
@@ -166,7 +168,7 @@ class RollingDeployIT {
         assertEquals(shoppers.size(), verified);
         assertEquals(shoppers.size(), couponsRead);
         assertTrue(incompatible.values().stream().allMatch(v -> v == 0), "incompatible attributes: " + incompatible);
-        for (Node node : three) {
+        for (TomcatProcess node : three) {
             assertEquals(Map.of(), nonZero(counts(node, ReplicationMetrics.REJECTED, "reason"),
                     ReplicationMetrics.REASON_CLASS_NOT_ALLOWED, ReplicationMetrics.REASON_UNDECODABLE), node.name);
             List<String> bad = node.logLines(line -> line.contains("SEVERE") || line.contains("is not restored")
@@ -179,8 +181,8 @@ class RollingDeployIT {
 
     @Test
     void aClassWhoseFieldChangedTypeLeavesThatAttributeMissingAndTheRestOfTheSession() throws Exception {
-        List<Node> two = cluster(2, "sync", ShopApp.V1);
-        Node a = two.get(0);
+        List<TomcatProcess> two = cluster(2, "sync", ShopApp.V1);
+        TomcatProcess a = two.get(0);
         java.net.http.HttpClient http = ShopLoad.httpClient();
         List<Shopper> shoppers = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -218,7 +220,7 @@ class RollingDeployIT {
         assertEquals(shoppers.size(), counted, "counted on node-a, once per session taken over");
         assertEquals(1, warned.size(), "once per class: " + warned);
         assertTrue(warned.get(0).contains("com.example.shop.Cart") && warned.get(0).contains("quantity"), warned.get(0));
-        for (Node node : two) {
+        for (TomcatProcess node : two) {
             assertEquals(List.of(), node.logLines(line -> line.contains("SEVERE")), node.name + " logged");
         }
     }
@@ -226,28 +228,30 @@ class RollingDeployIT {
     // ------------------------------------------------------------------ the cluster
 
     /** {@code size} nodes installed as the document says, running {@code version}, serving and in one view. */
-    private List<Node> cluster(int size, String mode, ShopApp.Version version) throws Exception {
+    private List<TomcatProcess> cluster(int size, String mode, ShopApp.Version version) throws Exception {
         int[] ports = FreePorts.onLoopback(size * 2);
-        InstallGuide guide = new InstallGuide(doc);
-        List<Node> cluster = new ArrayList<>();
+        InstallGuide guide = install.guide;
+        List<TomcatProcess> cluster = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             // node-a and node-b as documented; node-c like node-b, on its own port, listing node-a
             String context = i < 2 ? guide.context(NAMES[i], ports[size], ports[size + 1])
                     : guide.context("node-b", ports[size], ports[size + i]);
-            Node node = CatalinaBase.create(home, jar, runDir.resolve(NAMES[i]), NAMES[i], ports[i]);
+            TomcatProcess node = install.prepare(NAMES[i], ports[i], CatalinaBase.NO_SHUTDOWN_PORT);
             Files.writeString(node.base.resolve("conf/Catalina/localhost/shop.xml"),
                     shopContext(context, mode, guide.serializationAllowlist()));
-            ShopApp.deploy(version, home, node.base);
+            ShopApp.deploy(version, node);
             cluster.add(node);
         }
-        for (Node node : cluster) {
-            nodes.add(node);
-            node.start(home);
+        for (TomcatProcess node : cluster) {
+            node.start();
         }
-        for (Node node : cluster) {
+        for (TomcatProcess node : cluster) {
             node.awaitServing(ShopApp.PATH + "show", NO_SESSION);
         }
-        awaitFullView(cluster, new HashMap<>());
+        List<String> names = cluster.stream().map(node -> node.name).toList();
+        for (TomcatProcess node : cluster) {
+            node.awaitView(0, names);
+        }
         return cluster;
     }
 
@@ -263,65 +267,45 @@ class RollingDeployIT {
     }
 
     /**
-     * One node's turn: SIGTERM, {@code version} installed, started, and awaited until it serves, every node's
-     * view holds every node and no session is below its write quota.
+     * One node's turn (docs/rolling-deploy.md section 3, steps 3 to 5): SIGTERM, {@code version} installed,
+     * started, awaited until it serves and its readiness endpoint answers 200, then until every node's does.
      */
-    private Restart restart(Node node, List<Node> cluster, ShopApp.Version version) throws Exception {
+    private Restart restart(TomcatProcess node, List<TomcatProcess> cluster, ShopApp.Version version) throws Exception {
         long started = System.nanoTime();
         JmxMeters jmx = meters.remove(node);
         if (jmx != null) {
             jmx.close();
         }
         mark(node, State.STOPPING);
-        Node.Exit exit = node.stop(EXIT_GRACE);
+        TomcatProcess.Exit exit = node.stop(EXIT_GRACE);
         mark(node, State.DOWN);
-        ShopApp.deploy(version, home, node.base);
-        Map<Node, Integer> marks = new HashMap<>();
-        for (Node member : cluster) {
-            marks.put(member, member.logLineCount());
-        }
+        ShopApp.deploy(version, node);
         mark(node, State.STARTING);
-        node.start(home);
+        node.start();
         node.awaitServing(ShopApp.PATH + "show", NO_SESSION);
         mark(node, State.UP);
-        awaitFullView(cluster, marks);
-        awaitEveryoneBackedUp(cluster);
+        node.awaitReady(ShopApp.READY);
+        awaitEveryNodeReady(cluster);
         return new Restart(node.name, exit, Duration.ofNanos(System.nanoTime() - started));
     }
 
-    private void mark(Node node, State state) {
+    private void mark(TomcatProcess node, State state) {
         if (load != null) {
             load.state(node, state);
         }
     }
 
-    /** Every node logged, after its mark, a view holding every node. */
-    private static void awaitFullView(List<Node> cluster, Map<Node, Integer> marks) throws Exception {
-        for (Node node : cluster) {
-            node.awaitLog("a view of every node", marks.getOrDefault(node, 0),
-                    line -> line.contains("cluster view of " + node.name + ": [")
-                            && cluster.stream().allMatch(member -> line.contains(member.name + "@")));
+    /**
+     * The runbook's {@code all_ready}: waits, node after node, until each one's readiness endpoint answers 200
+     * (the failure names the reasons of a node that stays not ready).
+     */
+    private static void awaitEveryNodeReady(List<TomcatProcess> cluster) throws Exception {
+        for (TomcatProcess node : cluster) {
+            node.awaitReady(ShopApp.READY);
         }
     }
 
-    /** Waits until {@code sessionrep.sessions.below.quota} reads 0 on every node in one round. */
-    private void awaitEveryoneBackedUp(List<Node> cluster) throws Exception {
-        long deadline = System.nanoTime() + SETTLE.toNanos();
-        Map<String, Double> below = new LinkedHashMap<>();
-        while (System.nanoTime() < deadline) {
-            below.clear();
-            for (Node node : cluster) {
-                below.put(node.name, meters(node).value(ReplicationMetrics.SESSIONS_BELOW_QUOTA));
-            }
-            if (below.values().stream().allMatch(v -> v == 0)) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        fail("sessions below write quota after " + SETTLE + ": " + below);
-    }
-
-    private JmxMeters meters(Node node) throws IOException {
+    private JmxMeters meters(TomcatProcess node) throws IOException {
         JmxMeters jmx = meters.get(node);
         if (jmx == null) {
             jmx = JmxMeters.attach(node.pid(), node.name);
@@ -331,7 +315,7 @@ class RollingDeployIT {
     }
 
     /** Each value of {@code tag} of {@code meter} on the node, with the meter's count. */
-    private Map<String, Double> counts(Node node, String meter, String tag) throws IOException {
+    private Map<String, Double> counts(TomcatProcess node, String meter, String tag) throws IOException {
         JmxMeters jmx = meters(node);
         Map<String, Double> counts = new LinkedHashMap<>();
         for (ObjectName name : jmx.names()) {
@@ -353,11 +337,5 @@ class RollingDeployIT {
             }
         });
         return found;
-    }
-
-    private static String required(String property) {
-        String value = System.getProperty(property);
-        assertNotNull(value, "system property " + property + " (set by the failsafe configuration)");
-        return value;
     }
 }

@@ -41,10 +41,15 @@ import java.util.zip.CRC32;
  * Every answer is one JSON line: the node and build that served it, whether the session is new, the user,
  * the counter, whether there is a cart, its items, quantity, owner and {@link #checksum}, whether
  * {@code Cart} has a {@code coupon} field and its value. Without a session: 404 and {@code "error"}.
+ * <p>
+ * Its {@code web.xml} also maps sessionrep's readiness endpoint at {@code /sessionrep/ready} ({@link #READY}), as
+ * docs/rolling-deploy.md tells an application to.
  */
 final class ShopApp {
     /** The servlet's path and the start of its query. */
     static final String PATH = "/shop/cart?op=";
+    /** sessionrep's readiness endpoint, mapped as docs/rolling-deploy.md section 2 says (its class in sessionrep-tomcat.jar). */
+    static final String READY = "/shop/sessionrep/ready";
 
     private static final String ITEM = """
             package com.example.shop;
@@ -92,37 +97,24 @@ final class ShopApp {
             }
             """;
 
-    private static final String CART_V1 = """
-            package com.example.shop;
+    private static final String CART_V1 = cart("int quantity;");
+    private static final String CART_V2 = cart("int quantity;", "String coupon;");
+    private static final String CART_V3 = cart("long quantity;", "String coupon;");
 
-            public class Cart implements java.io.Serializable {
-                final String owner;
-                final java.util.List<Item> items = new java.util.ArrayList<>();
-                int quantity;
+    /** {@code Cart} with {@code owner}, {@code items} and then {@code fields}. */
+    private static String cart(String... fields) {
+        StringBuilder source = new StringBuilder("""
+                package com.example.shop;
 
-            """ + CART_METHODS;
-
-    private static final String CART_V2 = """
-            package com.example.shop;
-
-            public class Cart implements java.io.Serializable {
-                final String owner;
-                final java.util.List<Item> items = new java.util.ArrayList<>();
-                int quantity;
-                String coupon;
-
-            """ + CART_METHODS;
-
-    private static final String CART_V3 = """
-            package com.example.shop;
-
-            public class Cart implements java.io.Serializable {
-                final String owner;
-                final java.util.List<Item> items = new java.util.ArrayList<>();
-                long quantity;
-                String coupon;
-
-            """ + CART_METHODS;
+                public class Cart implements java.io.Serializable {
+                    final String owner;
+                    final java.util.List<Item> items = new java.util.ArrayList<>();
+                """);
+        for (String field : fields) {
+            source.append("    ").append(field).append('\n');
+        }
+        return source.append('\n').append(CART_METHODS).toString();
+    }
 
     /** What differs between the builds in the servlet's work: the build's name and the coupon. */
     private static final String BUILD_WITHOUT_COUPON = """
@@ -265,6 +257,14 @@ final class ShopApp {
                 <servlet-name>shop</servlet-name>
                 <url-pattern>/cart</url-pattern>
               </servlet-mapping>
+              <servlet>
+                <servlet-name>sessionrep-ready</servlet-name>
+                <servlet-class>io.sessionrep.core.health.ReadinessServlet</servlet-class>
+              </servlet>
+              <servlet-mapping>
+                <servlet-name>sessionrep-ready</servlet-name>
+                <url-pattern>/sessionrep/ready</url-pattern>
+              </servlet-mapping>
             </web-app>
             """;
 
@@ -285,12 +285,12 @@ final class ShopApp {
     }
 
     /**
-     * Installs {@code version} as {@code webapps/shop} of {@code base}: {@code WEB-INF/web.xml}, and
+     * Installs {@code version} as {@code webapps/shop} of the node's base: {@code WEB-INF/web.xml}, and
      * {@code WEB-INF/classes} compiled here against the distribution's Servlet API ({@code lib/servlet-api.jar}
-     * of {@code home}), replacing the classes of any build installed before.
+     * of its {@code CATALINA_HOME}), replacing the classes of any build installed before.
      */
-    static void deploy(Version version, Path home, Path base) throws IOException {
-        Path webInf = base.resolve("webapps/shop/WEB-INF");
+    static void deploy(Version version, TomcatProcess node) throws IOException {
+        Path webInf = node.base.resolve("webapps/shop/WEB-INF");
         Path classes = webInf.resolve("classes");
         if (Files.exists(classes)) {
             try (Stream<Path> old = Files.walk(classes)) {
@@ -301,7 +301,7 @@ final class ShopApp {
         }
         Files.createDirectories(classes);
         Files.writeString(webInf.resolve("web.xml"), WEB_XML);
-        compile(version, home.resolve("lib/servlet-api.jar"), classes);
+        compile(version, node.home.resolve("lib/servlet-api.jar"), classes);
     }
 
     private static void compile(Version version, Path servletApi, Path out) {

@@ -58,7 +58,7 @@ final class ShopLoad {
         }
     }
 
-    private final List<Node> nodes;
+    private final List<TomcatProcess> nodes;
     private final int sessionsPerClient;
     private final long thinkMillis;
     private final long workMillis;
@@ -85,7 +85,7 @@ final class ShopLoad {
      * Starts {@code clients} threads, each pausing {@code thinkMillis} between its requests, each add taking the
      * servlet {@code workMillis} (so that requests are under way whenever a node is stopped).
      */
-    static ShopLoad start(List<Node> nodes, int clients, int sessionsPerClient, long thinkMillis, long workMillis) {
+    static ShopLoad start(List<TomcatProcess> nodes, int clients, int sessionsPerClient, long thinkMillis, long workMillis) {
         ShopLoad load = new ShopLoad(nodes, clients, sessionsPerClient, thinkMillis, workMillis);
         for (int c = 0; c < clients; c++) {
             int index = c;
@@ -97,12 +97,12 @@ final class ShopLoad {
         return load;
     }
 
-    private ShopLoad(List<Node> nodes, int clients, int sessionsPerClient, long thinkMillis, long workMillis) {
+    private ShopLoad(List<TomcatProcess> nodes, int clients, int sessionsPerClient, long thinkMillis, long workMillis) {
         this.nodes = List.copyOf(nodes);
         this.sessionsPerClient = sessionsPerClient;
         this.thinkMillis = thinkMillis;
         this.workMillis = workMillis;
-        for (Node node : nodes) {
+        for (TomcatProcess node : nodes) {
             states.put(node.name, State.UP);
             changes.put(node.name, new AtomicLong());
         }
@@ -114,7 +114,7 @@ final class ShopLoad {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
-    void state(Node node, State state) {
+    void state(TomcatProcess node, State state) {
         states.put(node.name, state);
         changes.get(node.name).incrementAndGet();
     }
@@ -229,7 +229,7 @@ final class ShopLoad {
     private Reply send(Shopper shopper, String query, int first) throws InterruptedException {
         long deadline = System.nanoTime() + RETRY_FOR.toNanos();
         for (int attempt = 0; System.nanoTime() < deadline; attempt++) {
-            Node node = nodes.get(Math.floorMod(first + attempt, nodes.size()));
+            TomcatProcess node = nodes.get(Math.floorMod(first + attempt, nodes.size()));
             long change = changes.get(node.name).get();
             State before = states.get(node.name);
             String kind;

@@ -6,8 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,32 +37,29 @@ class TomcatStopIT {
     /** From {@code catalina.sh stop} to the JVM gone: the target of docs/operations.md. */
     static final Duration EXIT_WITHIN = Duration.ofSeconds(10);
     static final int USERS = 4;
+    private static final List<String> BOTH = List.of("node-a", "node-b");
 
-    private final TomcatInstall install = new TomcatInstall();
-    private final List<TomcatProcess> nodes = new ArrayList<>();
+    private final TomcatInstall install = new TomcatInstall("stop");
 
     @AfterEach
     void killAll() throws InterruptedException {
-        for (TomcatProcess node : nodes) {
-            node.kill();
-        }
+        install.killAll();
     }
 
     @Test
     void catalinaStopEndsEachJvmWithinTenSecondsAndItsSessionsLiveOn() throws Exception {
         int stops = Integer.getInteger(STOPS_PROPERTY, DEFAULT_STOPS);
         int[] ports = FreePorts.onLoopback(6); // HTTP a, b; replication a, b; shutdown a, b
-        TomcatProcess a = install.prepare("node-a", ports[0], ports[4], install.documentedContext("node-a", ports[2], ports[3]));
-        TomcatProcess b = install.prepare("node-b", ports[1], ports[5], install.documentedContext("node-b", ports[2], ports[3]));
-        nodes.add(a);
-        nodes.add(b);
+        TomcatProcess a = install.prepareTestWar("node-a", ports[0], ports[4], install.guide.context("node-a", ports[2], ports[3]));
+        TomcatProcess b = install.prepareTestWar("node-b", ports[1], ports[5], install.guide.context("node-b", ports[2], ports[3]));
+        List<TomcatProcess> nodes = List.of(a, b);
         for (TomcatProcess node : nodes) {
-            node.start(install.home);
+            node.start();
         }
         for (TomcatProcess node : nodes) {
             node.awaitServing();
         }
-        awaitViewOfBoth(a, 0);
+        a.awaitView(0, BOTH);
 
         LongSummaryStatistics exits = new LongSummaryStatistics();
         List<String> figures = new ArrayList<>();
@@ -75,16 +71,11 @@ class TomcatStopIT {
             List<Tracked> stayers = newUsers(other);
             try (Load load = new Load(users, stopping); Load busy = new Load(stayers, other)) {
                 Thread.sleep(500); // under way
-                long stoppedAt = System.nanoTime();
-                catalinaStop(stopping);
-                boolean exited = stopping.process.waitFor(
-                        EXIT_WITHIN.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt),
-                        TimeUnit.MILLISECONDS);
-                long exitMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
-                if (!exited) {
-                    String threads = threadDump(stopping.process.pid());
+                TomcatProcess.Exit exit = stopping.catalinaStop(EXIT_WITHIN);
+                long exitMillis = exit.took().toMillis();
+                if (exit.killed()) {
                     fail("stop " + k + ": " + stopping.name + "'s JVM still alive " + exitMillis + " ms after catalina.sh"
-                            + " stop; its threads:\n" + threads);
+                            + " stop; its threads:\n" + Files.readString(exit.threads()));
                 }
                 exits.accept(exitMillis);
                 load.awaitEnd();
@@ -96,7 +87,7 @@ class TomcatStopIT {
             List<Tracked> everyone = new ArrayList<>(users);
             everyone.addAll(stayers);
             for (Tracked user : everyone) {
-                TomcatUser.Reply reply = user.browser.get(other, "verify");
+                Reply reply = user.browser.get(other, "verify");
                 assertEquals(200, reply.status(), "stop " + k + ": session on " + other.name + ": " + reply.body());
                 int version = Integer.parseInt(reply.field("version"));
                 assertTrue(version == user.version || (user.inFlight && version == user.version + 1),
@@ -106,10 +97,10 @@ class TomcatStopIT {
                     assertEquals(user.checksum, reply.field("checksum"), "stop " + k + ": the state last answered");
                 }
             }
-            int viewsBefore = viewLines(other);
-            stopping.start(install.home);
+            int mark = other.logLineCount();
+            stopping.start();
             stopping.awaitServing();
-            awaitViewOfBoth(other, viewsBefore);
+            other.awaitView(mark, BOTH);
             System.out.println("[tomcat stops] " + figures.get(figures.size() - 1));
         }
         System.out.println(String.format("[tomcat stops] %d catalina.sh stops: JVM gone after min %d / mean %.0f / max %d ms",
@@ -142,58 +133,14 @@ class TomcatStopIT {
         return users;
     }
 
-    /** {@code catalina.sh stop} as an operator runs it: it sends SHUTDOWN to the shutdown port and returns. */
-    private void catalinaStop(TomcatProcess node) throws IOException, InterruptedException {
-        ProcessBuilder command = new ProcessBuilder("/bin/sh", install.home.resolve("bin/catalina.sh").toString(), "stop")
-                .directory(node.base.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(node.base.resolve("logs/catalina-stop.log").toFile()));
-        command.environment().put("CATALINA_HOME", install.home.toString());
-        command.environment().put("CATALINA_BASE", node.base.toString());
-        command.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        Process stop = command.start();
-        if (!stop.waitFor(30, TimeUnit.SECONDS)) {
-            stop.destroyForcibly();
-            fail("catalina.sh stop of " + node.name + " did not return within 30 s");
-        }
-        assertEquals(0, stop.exitValue(), "catalina.sh stop of " + node.name + "; see " + node.base.resolve("logs"));
-    }
-
-    /** Waits until {@code node} logs its {@code after + 1}th view holding both nodes. */
-    private static void awaitViewOfBoth(TomcatProcess node, int after) throws Exception {
-        long deadline = System.nanoTime() + TomcatProcess.START.toNanos();
-        while (viewLines(node) <= after) {
-            if (System.nanoTime() > deadline) {
-                fail(node.name + " logged no new view of node-a and node-b within " + TomcatProcess.START);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    private static int viewLines(TomcatProcess node) {
-        try {
-            return node.logLines(line -> line.contains("cluster view of " + node.name + ": [") && line.contains("node-a@")
-                    && line.contains("node-b@")).size();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static String threadDump(long pid) throws IOException, InterruptedException {
-        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        Process dump = new ProcessBuilder(jcmd.toString(), String.valueOf(pid), "Thread.print").redirectErrorStream(true).start();
-        String text = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        dump.waitFor(20, TimeUnit.SECONDS);
-        return text;
-    }
-
     /** A user and what it was last answered. */
     private static final class Tracked {
-        final TomcatUser browser = new TomcatUser();
+        final User browser = new User();
         volatile int version;
         volatile String checksum;
         volatile boolean inFlight;
 
-        void answered(TomcatUser.Reply reply, TomcatProcess node) {
+        void answered(Reply reply, TomcatProcess node) {
             assertEquals(200, reply.status(), node.name + ": " + reply.body());
             version = Integer.parseInt(reply.field("version"));
             checksum = reply.field("checksum");
@@ -212,7 +159,7 @@ class TomcatStopIT {
                     for (Tracked user : users) {
                         user.inFlight = true;
                         try {
-                            TomcatUser.Reply reply = user.browser.get(node, "process");
+                            Reply reply = user.browser.get(node, "process");
                             if (reply.status() != 200) {
                                 return; // stopping: the application is gone
                             }

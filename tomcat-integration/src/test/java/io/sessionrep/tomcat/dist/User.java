@@ -30,7 +30,7 @@ final class User {
         this.app = app;
     }
 
-    Reply get(Node node, String query) throws IOException, InterruptedException {
+    Reply get(TomcatProcess node, String query) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + node.httpPort + app + query)).timeout(Duration.ofSeconds(20));
         String sent = cookie;
