@@ -185,11 +185,11 @@ final class Acquisition {
     }
 
     /**
-     * A session this node knows nothing of, named with the route suffix {@code route}: asked of the node the
-     * route names (if a member), which owns it or knows its owner when it issued it, then its copies sought on
-     * the nodes that placement says would hold them for that node, not on every member. Nothing there: no node
-     * knows it (remembered as a miss). A copy without an owner among them, or a member that did not answer:
-     * not sure, and every member is asked as before.
+     * A session this node knows nothing of, named with the route suffix {@code route}: asked first of the node
+     * the route names (if a member), which owns it or knows its owner when it issued it, then its copies sought
+     * on the nodes that placement says would hold them for that node. Found there: no other member is asked.
+     * Otherwise (nothing there, a copy without an owner, a member that did not answer) every member is asked as
+     * before: a live session is never given up on because its route node forgot it.
      */
     private Targeted lookUp(String id, String route, long deadline) {
         Member routed = node.member(route);
@@ -233,11 +233,10 @@ final class Acquisition {
                 return Targeted.UNSURE; // copies, or a holder that did not answer: look everywhere, as before
             }
         }
-        if (node.tombstones.contains(id) || node.primary(id) != null || node.backups.get(id) != null) {
-            return Targeted.UNSURE; // it arrived here meanwhile
-        }
-        failOver.missed(id);
-        return new Targeted(Optional.empty(), null);
+        // Not found where it should be. The route node may have been restarted since it issued the id, and the
+        // session moved on (a hand-over, a rebalance), so this is no proof that no node knows it: every member
+        // is asked, as without a route, and a miss there is remembered for the miss window.
+        return Targeted.UNSURE;
     }
 
     /** Sends the ask; null when there is nobody to ask. {@code target} null: every other member. */

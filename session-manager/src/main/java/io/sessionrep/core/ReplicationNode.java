@@ -388,8 +388,8 @@ public final class ReplicationNode implements AutoCloseable {
      * one (or starting with one) is returned as is. Tomcat's {@code JvmRouteBinderValve} and mod_jk read the
      * route after the first dot; Jetty's {@code DefaultSessionIdManager} cuts at the last one. Cluster ids
      * never contain a dot (Tomcat's are hex, the filter's URL-safe base64) and node names cannot, so both
-     * agree on every id a node issued; for a suffix with more dots ({@code id.route.extra}, as some
-     * balancers append) the first dot still finds the session.
+     * agree on every id a node issued. An id with more dots ({@code id.route.extra}) is split here as well, but
+     * a request naming it is refused by the {@link SessionIdShape} check before any look-up.
      */
     public static String clusterId(String sessionId) {
         if (sessionId == null) {

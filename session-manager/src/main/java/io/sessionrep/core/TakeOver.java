@@ -53,12 +53,6 @@ final class TakeOver {
         return node.backups.get(sessionId) == null && recentMisses.contains(sessionId);
     }
 
-    /** Remembers that no node knew this id (answered locally for {@link #MISS_TTL}), and counts the miss. */
-    void missed(String sessionId) {
-        node.metrics.takeoverMisses.increment();
-        recentMisses.add(sessionId);
-    }
-
     /** Forgets every miss: members joined, and may know ids that nobody knew a moment ago. */
     void forgetMisses() {
         recentMisses.clear();

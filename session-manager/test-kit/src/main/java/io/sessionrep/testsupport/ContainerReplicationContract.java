@@ -421,8 +421,11 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         assertEquals(user.sessionId() + ".node-c", reply.setCookie());
     }
 
-    /** At most two ids asked about, each costing 2N messages on N nodes (6 on 3: see README). */
-    private static final long MESSAGES_PER_FLOODED_REQUEST = 12;
+    /**
+     * At most two ids asked about, each costing at most 2 + 2 x write-quota messages where it should be, then
+     * 4 (N - 1) when every member is asked: 12 on 3 nodes with write-quota 1, 24 for the request (see README).
+     */
+    private static final long MESSAGES_PER_FLOODED_REQUEST = 24;
 
     private static UnaryOperator<ReplicationTransport> counting(List<CountingTransport> into) {
         return transport -> {
