@@ -13,7 +13,9 @@ import org.jgroups.logging.Log;
  *       The connection is closed either way.</li>
  *   <li>{@code failed accepting connection from peer <peer>: java.io.EOFException} (from WARN): a connection that
  *       closed before it said who it is (with TLS, after a completed handshake). A suspecting member's probe does
- *       exactly that to a member that is alive ({@link CrashAwareVerifySuspect}), as do port checks. Any other
+ *       exactly that to a member that is alive ({@link CrashAwareVerifySuspect}), as do port checks (since the
+ *       channel port's {@link HandshakeGate} hands JGroups only complete handshakes, the gate sees such connections
+ *       close and logs them at DEBUG itself; this stays for a connection that closes in between). Any other
  *       failure to accept (a wrong cookie or version: bytes that are not JGroups'; a failed TLS handshake, which
  *       JGroups reports as {@code Socket is closed}) keeps its warning.</li>
  * </ul>

@@ -4,6 +4,7 @@ import org.jgroups.Address;
 import org.jgroups.blocks.cs.Connection;
 import org.jgroups.protocols.BaseBundler;
 import org.jgroups.protocols.TCP;
+import org.jgroups.util.SocketFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,6 +36,12 @@ import java.util.List;
  *       SO_LINGER 0 here), only JGroups' close marker is not sent.</li>
  * </ol>
  * Its bundler starts no sender thread after it stopped ({@link StopAwareBundler}).
+ * Its server socket is behind a {@link HandshakeGate}: JGroups' server reads each new connection's handshake itself,
+ * one connection after the other, so that a connection which said nothing held every accept behind it for a second;
+ * the gate hands it only connections whose handshake has arrived, and refuses the others (counted in
+ * {@link #refusedConnections()}). It applies to every socket factory this transport is given, TLS's included.
+ * JGroups' own warning on a failed accept ({@code log_accept_error}) stays on: past the gate it reads a handshake
+ * already checked, so it warns only about a connection that broke in between, or a failure of its own.
  * Its server logs the failed goodbye to a peer that was killed at DEBUG, not ERROR ({@link CrashedPeerCloseLog}).
  * It also lets the bundler send frames of up to {@value #MAX_BUNDLE_SIZE} bytes instead of 64,000, so that
  * FRAG4 may cut messages into fragments of {@value UpperProtocols#TCP_FRAG_SIZE} bytes (JGroups requires fragments
@@ -47,6 +54,8 @@ public class IsolatingTcp extends TCP {
 
     /** The longest frame of bundled messages, and the bound above a fragment (JGroups' default is 64,000). */
     static final int MAX_BUNDLE_SIZE = 1_000_000;
+
+    private final ChannelPortRefusals refusedConnections = new ChannelPortRefusals(log);
 
     @Override
     public void init() throws Exception {
@@ -63,7 +72,19 @@ public class IsolatingTcp extends TCP {
     }
 
     @Override
+    public void setSocketFactory(SocketFactory factory) {
+        super.setSocketFactory(factory == null || factory instanceof GatedSocketFactory ? factory
+                : new GatedSocketFactory(factory, refusedConnections, log));
+    }
+
+    /** Connections to this node's channel port refused before JGroups saw them (silent ones, bad handshakes). */
+    public ChannelPortRefusals refusedConnections() {
+        return refusedConnections;
+    }
+
+    @Override
     public void start() throws Exception {
+        setSocketFactory(getSocketFactory()); // the default factory behind the gate; TLS's is set (so gated) in start
         super.start(); // creates the server, which logs through this protocol's log
         if (srv != null) {
             srv.log(new CrashedPeerCloseLog(log)); // a killed peer is not an ERROR on every other member

@@ -18,6 +18,7 @@ import org.jgroups.stack.Protocol;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,6 +92,8 @@ public final class JGroupsStacks {
     static final int FILE_MAX_JOIN_ATTEMPTS = 3;
     /** dynamic-discovery=file: the coordinator's file is written again at most this long after a view change. */
     static final long FILE_REWRITE_MS = 2_000;
+    /** static with no peers: how long the node looks for a coordinator before it founds the cluster. */
+    static final long LONE_FOUNDER_JOIN_TIMEOUT_MS = 50;
     /** How many times a joining node sends its discovery request within the join timeout (see the class comment). */
     static final int DISCOVERY_RUNS = 5;
     /** The part of {@code max-session-size} that counts towards the frame-length cap: 8 MiB. */
@@ -192,11 +195,19 @@ public final class JGroupsStacks {
 
     private static List<Protocol> staticStack(ReplicationConfig config) {
         InetAddress bindAddress = NetworkOptions.bindAddress(config);
+        List<InetSocketAddress> peers = NetworkOptions.peers(config);
         TCPPING discovery = new IntroducingTcpping()
-                .setInitialHosts(NetworkOptions.peers(config))
+                .setInitialHosts(peers)
                 .setPortRange(0)
                 .returnEntireCache(true);
-        return assemble(tcp(config, bindAddress), discovery, bindAddress, false);
+        List<Protocol> stack = assemble(tcp(config, bindAddress), discovery, bindAddress, false);
+        if (peers.isEmpty()) {
+            // nobody to ask: the node founds its cluster at once instead of waiting out the join timeout for
+            // answers that cannot come (the others list it and find it; MERGE3 merges what formed apart)
+            stack.stream().filter(GMS.class::isInstance).map(GMS.class::cast)
+                    .forEach(gms -> gms.setJoinTimeout(LONE_FOUNDER_JOIN_TIMEOUT_MS));
+        }
+        return stack;
     }
 
     private static List<Protocol> multicastStack(ReplicationConfig config) {

@@ -114,11 +114,19 @@ class JGroupsStacksTest {
 
     @Test
     void failureDetectionIsTunedForSecondsNotMinutes() {
-        List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC).build());
+        List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC)
+                .peers(List.of(new HostPort("127.0.0.1", 7900))).build());
         FD_ALL3 heartbeats = find(stack, FD_ALL3.class);
         assertEquals(2_000, heartbeats.getInterval());
         assertEquals(8_000, heartbeats.getTimeout());
         assertEquals(1_500, find(stack, GMS.class).getJoinTimeout());
+    }
+
+    @Test
+    void aStaticNodeThatListsNoPeerFoundsItsClusterWithoutWaitingForAnswers() {
+        List<Protocol> stack = JGroupsStacks.build(config(DiscoveryMode.STATIC).build());
+        assertEquals(JGroupsStacks.LONE_FOUNDER_JOIN_TIMEOUT_MS, find(stack, GMS.class).getJoinTimeout(),
+                "nobody to ask: no 1.5 s wait");
     }
 
     @Test

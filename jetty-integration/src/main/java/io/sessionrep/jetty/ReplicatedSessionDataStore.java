@@ -87,6 +87,14 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
      * A store replicating over JGroups, as configured by {@code config}. Its meters go to {@code meters}
      * (null: none of the application's) and, with {@code metrics=jmx}, to JMX while the context runs.
      */
+    /**
+     * The shape of the ids Jetty's {@code DefaultSessionIdManager} issues: the issuing node's workerName (up to
+     * 64 characters), two random numbers in base 36 (up to 13 characters each) and a counter (up to 19 digits),
+     * then {@code .<workerName>}.
+     */
+    static final io.sessionrep.core.SessionIdShape ID_SHAPE =
+            new io.sessionrep.core.SessionIdShape(4, 64 + 13 + 13 + 19, io.sessionrep.core.SessionIdShape.NAME_CHARACTERS);
+
     public ReplicatedSessionDataStore(ReplicationConfig config, MeterRegistry meters) {
         this.config = Objects.requireNonNull(config, "config");
         this.meters = meters;
@@ -136,6 +144,7 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         LOG.info("Session replication for context '{}' (session id route suffix .{}):\n{}",
                 _context.getCanonicalContextPath(), workerName, config.describe());
         ReplicationNode starting = new ReplicationNode(config, transports == null ? null : transports::apply);
+        starting.idShape(ID_SHAPE); // only ids of the shape Jetty issues are looked up in the cluster
         starting.start(contextPath(), meters, appClassLoader(), replicatedCache.sessionEvents());
         publishReadiness(starting);
         node = starting;
@@ -231,8 +240,14 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
     @Override
     public SessionData doLoad(String id) {
         Optional<RestoredSession> restored;
+        ReplicationNode running = node;
+        ReplicationNode.Lookup lookup = running == null ? new ReplicationNode.Lookup(true, null) : running.admit(null, id);
+        if (!lookup.allowed()) {
+            LAST_LOAD.set(Load.MISSED);
+            return null; // not an id Jetty issues, or beyond what one request may look up: no session
+        }
         try {
-            restored = replicator().acquire(id);
+            restored = replicator().acquire(id, lookup.route());
         } catch (io.sessionrep.core.OwnershipTimeoutException e) {
             throw new HandOverTimeout(e);
         }

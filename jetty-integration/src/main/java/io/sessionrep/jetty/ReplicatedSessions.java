@@ -82,7 +82,9 @@ public final class ReplicatedSessions {
         ReplicatedSessionCache cache = new ReplicatedSessionCache(sessions);
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
-        context.insertHandler(new OwnershipTimeoutHandler()); // 503 when a hand-over does not come in time
+        SessionHandler handler = sessions;
+        // 503 when a hand-over does not come in time; the request's session lookups
+        context.insertHandler(new OwnershipTimeoutHandler(handler::getSessionCookie));
         RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
         routeSuffix.nameUnnamed(context.getServer());
         sessions.addEventListener(routeSuffix);

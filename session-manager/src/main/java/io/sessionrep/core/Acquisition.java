@@ -68,7 +68,7 @@ final class Acquisition {
      *
      * @throws OwnershipTimeoutException when the owner did not hand it over within ownership-timeout
      */
-    Optional<RestoredSession> acquire(String id) {
+    Optional<RestoredSession> acquire(String id, String route) {
         long deadline = System.nanoTime() + node.config.ownershipTimeout().toNanos();
         ReentrantLock lock = stripes[Math.floorMod(id.hashCode(), stripes.length)];
         try {
@@ -81,14 +81,15 @@ final class Acquisition {
         }
         node.acquiring.add(id);
         try {
-            return acquireLocked(id, deadline);
+            return acquireLocked(id, route, deadline);
         } finally {
             node.acquiring.remove(id);
             lock.unlock();
         }
     }
 
-    private Optional<RestoredSession> acquireLocked(String id, long deadline) {
+    private Optional<RestoredSession> acquireLocked(String id, String route, long deadline) {
+        boolean targeted = route == null; // true once the targeted look-up ran (or there is no route to go by)
         String target = null;
         int hops = 0;
         int staleHintRounds = 0;
@@ -121,6 +122,14 @@ final class Acquisition {
                 if (target == null && own == null && failOver.recentlyMissed(id)) {
                     node.metrics.takeoverMisses.increment();
                     return Optional.empty(); // asked a moment ago, nobody had it: do not ask everyone again
+                }
+                if (target == null && own == null && !targeted && node.backups.get(id) == null) {
+                    targeted = true;
+                    Targeted looked = lookUp(id, route, deadline);
+                    if (looked.result() != null) {
+                        return looked.result();
+                    }
+                    target = looked.owner(); // null: not sure; every member is asked, as without a route
                 }
             }
             Round round = ask(id, target);
@@ -168,6 +177,66 @@ final class Acquisition {
             target = null; // the one asked does not own it and knows no owner: ask every member
             hops++;
         }
+    }
+
+    /** What the targeted look-up found: a result to return, else the owner to ask (null: ask every member). */
+    private record Targeted(Optional<RestoredSession> result, String owner) {
+        static final Targeted UNSURE = new Targeted(null, null);
+    }
+
+    /**
+     * A session this node knows nothing of, named with the route suffix {@code route}: asked first of the node
+     * the route names (if a member), which owns it or knows its owner when it issued it, then its copies sought
+     * on the nodes that placement says would hold them for that node. Found there: no other member is asked.
+     * Otherwise (nothing there, a copy without an owner, a member that did not answer) every member is asked as
+     * before: a live session is never given up on because its route node forgot it.
+     */
+    private Targeted lookUp(String id, String route, long deadline) {
+        Member routed = node.member(route);
+        String self = node.self.name();
+        if (routed != null && !route.equals(self)) {
+            Round round = ask(id, route);
+            if (round == null) {
+                return Targeted.UNSURE;
+            }
+            boolean answered = await(round, deadline);
+            rounds.remove(round.requestId);
+            Message.AcquireReply grant = round.grant();
+            if (grant != null) {
+                return new Targeted(Optional.of(becomeOwner(grant, round.grantedBy(), true)), null);
+            }
+            if (!answered) {
+                cancel(round);
+                throw timedOut(id, "owner " + route + " did not hand it over");
+            }
+            if (round.has(AcquireOutcome.INVALIDATED)) {
+                return new Targeted(Optional.empty(), null);
+            }
+            String hint = round.hint(self, node);
+            if (hint != null) {
+                return new Targeted(null, hint);
+            }
+            if (!round.busy().isEmpty()) {
+                return new Targeted(null, route); // it wants the session too: ask it again, backing off
+            }
+        }
+        Member primary = routed != null ? routed : new Member(route, "");
+        Set<String> holders = new HashSet<>();
+        for (Member m : node.placement.backups(id, primary, node.members())) {
+            if (!m.name().equals(self) && !m.name().equals(route)) {
+                holders.add(m.name());
+            }
+        }
+        if (!holders.isEmpty()) {
+            TakeOver.Found found = failOver.fetch(id, null, deadline, holders);
+            if (found.newest() != null || !found.complete()) {
+                return Targeted.UNSURE; // copies, or a holder that did not answer: look everywhere, as before
+            }
+        }
+        // Not found where it should be. The route node may have been restarted since it issued the id, and the
+        // session moved on (a hand-over, a rebalance), so this is no proof that no node knows it: every member
+        // is asked, as without a route, and a miss there is remembered for the miss window.
+        return Targeted.UNSURE;
     }
 
     /** Sends the ask; null when there is nobody to ask. {@code target} null: every other member. */

@@ -65,6 +65,8 @@ public final class ReplicationNode implements AutoCloseable {
     private boolean started;
     /** Why a node without a running replicator is not ready: not started, starting, stopping, stopped. */
     private volatile String phase = "not started";
+    /** The shape of the session ids this node's container issues. */
+    private volatile SessionIdShape idShape = SessionIdShape.ANY;
 
     private record Step(String name, Runnable cleanUp) {
     }
@@ -254,7 +256,16 @@ public final class ReplicationNode implements AutoCloseable {
      * @throws OwnershipTimeoutException when the session did not come within {@code ownership-timeout}
      */
     public <S> S acquire(String clusterId, Supplier<S> live, Function<RestoredSession, S> adopt) {
-        return bringHere(clusterId, live, adopt, true);
+        return bringHere(null, clusterId, live, adopt, true);
+    }
+
+    /**
+     * As {@link #acquire(String, Supplier, Function)} for the session id {@code sessionId} as the request named
+     * it (route suffix included): an id that is not of this node's {@link #idShape}, or beyond the ids the
+     * request may have the cluster asked about, names no session ({@link #admit}).
+     */
+    public <S> S acquire(String sessionId, String clusterId, Supplier<S> live, Function<RestoredSession, S> adopt) {
+        return bringHere(sessionId, clusterId, live, adopt, true);
     }
 
     /**
@@ -262,16 +273,25 @@ public final class ReplicationNode implements AutoCloseable {
      * {@link SessionReplicator#takeOver} and not counted as in use.
      */
     public <S> S takeOver(String clusterId, Supplier<S> live, Function<RestoredSession, S> adopt) {
-        return bringHere(clusterId, live, adopt, false);
+        return bringHere(null, clusterId, live, adopt, false);
     }
 
-    private <S> S bringHere(String clusterId, Supplier<S> live, Function<RestoredSession, S> adopt,
+    /** As {@link #takeOver(String, Supplier, Function)}, for the session id as named (see {@link #acquire}). */
+    public <S> S takeOver(String sessionId, String clusterId, Supplier<S> live, Function<RestoredSession, S> adopt) {
+        return bringHere(sessionId, clusterId, live, adopt, false);
+    }
+
+    private <S> S bringHere(String sessionId, String clusterId, Supplier<S> live, Function<RestoredSession, S> adopt,
                             boolean forRequest) {
         S found = live.get();
         if (found != null) {
             return found;
         }
         SessionReplicator engine = replicator();
+        Lookup lookup = admit(sessionId, clusterId);
+        if (!lookup.allowed()) {
+            return null;
+        }
         ReentrantLock lock = takeOverLocks[Math.floorMod(clusterId.hashCode(), TAKE_OVER_STRIPES)];
         try {
             if (!lock.tryLock(config.ownershipTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
@@ -288,7 +308,8 @@ public final class ReplicationNode implements AutoCloseable {
             if (found != null) {
                 return found;
             }
-            Optional<RestoredSession> restored = forRequest ? engine.acquire(clusterId) : engine.takeOver(clusterId);
+            Optional<RestoredSession> restored = forRequest ? engine.acquire(clusterId, lookup.route())
+                    : engine.takeOver(clusterId, lookup.route());
             if (restored.isEmpty()) {
                 return null;
             }
@@ -305,6 +326,61 @@ public final class ReplicationNode implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ which ids are looked up
+
+    /** Sets the shape of the session ids this node's container issues (by default {@link SessionIdShape#ANY}). */
+    public void idShape(SessionIdShape shape) {
+        idShape = Objects.requireNonNull(shape, "shape");
+    }
+
+    public SessionIdShape idShape() {
+        return idShape;
+    }
+
+    /**
+     * Whether a session this node does not hold may be looked up in the cluster, and the route to ask first.
+     * {@code allowed} false: it names no session, and no cluster message is sent for it.
+     */
+    public record Lookup(boolean allowed, String route) {
+        static final Lookup REFUSED = new Lookup(false, null);
+    }
+
+    /**
+     * For a session this node does not hold, named by a request as {@code sessionId} (route suffix included;
+     * null: the id the open {@link RequestLookups} names with cluster id {@code clusterId}, if any): refused,
+     * and counted ({@code sessionrep.lookups.refused}), when it is not of the {@link #idShape} (malformed-id) or
+     * when the request has had the cluster asked about {@link RequestLookups#MAX_CLUSTER_LOOKUPS} other ids
+     * (too-many-ids). Else allowed, with its route suffix. An id known only by its cluster id, outside a
+     * request's lookups, is checked by its cluster id alone and has no route.
+     */
+    public Lookup admit(String sessionId, String clusterId) {
+        SessionReplicator running = replicator;
+        RequestLookups request = RequestLookups.current();
+        String named = sessionId != null ? sessionId : request == null ? null : request.named(clusterId);
+        String route = null;
+        boolean wellFormed;
+        if (named != null) {
+            wellFormed = clusterId != null && idShape.matches(named)
+                    && clusterId.length() == named.indexOf('.');
+            route = wellFormed ? SessionIdShape.route(named) : null;
+        } else {
+            wellFormed = clusterId != null && idShape.matches(clusterId + ".x");
+        }
+        if (!wellFormed) {
+            if (running != null) {
+                running.metrics().lookupsRefusedMalformed.increment();
+            }
+            return Lookup.REFUSED;
+        }
+        if (request != null && !request.spend(clusterId)) {
+            if (running != null) {
+                running.metrics().lookupsRefusedTooMany.increment();
+            }
+            return Lookup.REFUSED;
+        }
+        return new Lookup(true, route);
+    }
+
     // ------------------------------------------------------------------ session ids and routes
 
     /**
@@ -312,8 +388,8 @@ public final class ReplicationNode implements AutoCloseable {
      * one (or starting with one) is returned as is. Tomcat's {@code JvmRouteBinderValve} and mod_jk read the
      * route after the first dot; Jetty's {@code DefaultSessionIdManager} cuts at the last one. Cluster ids
      * never contain a dot (Tomcat's are hex, the filter's URL-safe base64) and node names cannot, so both
-     * agree on every id a node issued; for a suffix with more dots ({@code id.route.extra}, as some
-     * balancers append) the first dot still finds the session.
+     * agree on every id a node issued. An id with more dots ({@code id.route.extra}) is split here as well, but
+     * a request naming it is refused by the {@link SessionIdShape} check before any look-up.
      */
     public static String clusterId(String sessionId) {
         if (sessionId == null) {

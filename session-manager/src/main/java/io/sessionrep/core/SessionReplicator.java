@@ -246,7 +246,17 @@ public final class SessionReplicator implements AutoCloseable {
      *         (answer the request with {@link OwnershipTimeoutException#STATUS}, run no application code)
      */
     public Optional<RestoredSession> acquire(String sessionId) {
-        return acquisition.acquire(sessionId);
+        return acquisition.acquire(sessionId, null);
+    }
+
+    /**
+     * As {@link #acquire(String)} for a session whose id named the route suffix {@code route} (null: none
+     * known). When this node knows nothing of the session, it asks the node the route names and the nodes that
+     * would hold its copies, not every member: an id no node knows costs a few messages. See
+     * {@link ReplicationNode#admit} for which ids may be looked up at all.
+     */
+    public Optional<RestoredSession> acquire(String sessionId, String route) {
+        return acquisition.acquire(sessionId, route);
     }
 
     /**
@@ -254,7 +264,12 @@ public final class SessionReplicator implements AutoCloseable {
      * not counted as in use.
      */
     public Optional<RestoredSession> takeOver(String sessionId) {
-        Optional<RestoredSession> restored = acquisition.acquire(sessionId);
+        return takeOver(sessionId, null);
+    }
+
+    /** {@link #takeOver(String)} for a session whose id named the route suffix {@code route} (null: none). */
+    public Optional<RestoredSession> takeOver(String sessionId, String route) {
+        Optional<RestoredSession> restored = acquisition.acquire(sessionId, route);
         restored.ifPresent(r -> handOver.exit(sessionId));
         return restored;
     }

@@ -243,9 +243,14 @@ final class TakeOver {
      * member cannot hold take-overs back by garbling its replies.
      */
     Found fetch(String sessionId, SessionUpdate local, long deadline) {
+        return fetch(sessionId, local, deadline, null);
+    }
+
+    /** As above, asking only the members named {@code only} (null: every other member). */
+    Found fetch(String sessionId, SessionUpdate local, long deadline, Set<String> only) {
         Set<String> pending = new HashSet<>();
         for (Member m : node.members()) {
-            if (!m.name().equals(node.self.name())) {
+            if (!m.name().equals(node.self.name()) && (only == null || only.contains(m.name()))) {
                 pending.add(m.name());
             }
         }

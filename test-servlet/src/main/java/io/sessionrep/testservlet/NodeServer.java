@@ -3,6 +3,7 @@ package io.sessionrep.testservlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.session.DefaultSessionIdManager;
 
 import io.sessionrep.core.Readiness;
@@ -19,6 +20,8 @@ import java.util.function.Supplier;
 public final class NodeServer implements AutoCloseable {
 
     public static final String HOST = "127.0.0.1";
+    /** How long a stop waits for the requests in flight. */
+    static final long STOP_TIMEOUT_MS = 5_000;
 
     private final Server server;
     private final ServerConnector connector;
@@ -49,7 +52,11 @@ public final class NodeServer implements AutoCloseable {
         context.setContextPath("/");
         context.setInitParameter(SessionTestServlet.NODE_NAME_PARAMETER, nodeName);
         context.addServlet(SessionTestServlet.class, "/session");
-        server.setHandler(context);
+        // a stop lets the requests in flight finish (new ones get 503) before the context, and with it the
+        // replication node, stops: a request is never cut off by its own session manager going away
+        GracefulHandler graceful = new GracefulHandler(context);
+        server.setHandler(graceful);
+        server.setStopTimeout(STOP_TIMEOUT_MS);
         // SIGTERM / System.exit stop Jetty (and with it the context's replication node) in order
         server.setStopAtShutdown(true);
         contextSetup.accept(context);

@@ -7,6 +7,7 @@ import io.sessionrep.core.ReplicationNode;
 import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionAccess;
 import io.sessionrep.core.SessionEvents;
+import io.sessionrep.core.SessionIdShape;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
@@ -24,6 +25,8 @@ import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -252,6 +255,7 @@ public class ReplicatedSessionManager extends ManagerBase {
                     + " these names in camelCase):\n" + configured.describe());
             ClassLoader appClassLoader = context.getLoader() != null ? context.getLoader().getClassLoader()
                     : Thread.currentThread().getContextClassLoader();
+            starting.idShape(idShape()); // only ids of the shape this manager issues are looked up in the cluster
             starting.start(context.getPath(), meters, appClassLoader, events);
             publishReadiness(context, starting);
             if (valve == null) {
@@ -434,8 +438,13 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (LIVE_ONLY.get() == Boolean.TRUE) {
             return sessions.get(localId);
         }
+        if (requestInValve.get() == null) {
+            // Tomcat tries a request's session cookies in turn before the valve sees the request: those tries
+            // share the request's budget of cluster lookups, which the valve takes over (or which lapses)
+            io.sessionrep.core.RequestLookups.openUntilClosed();
+        }
         try {
-            return started.takeOver(clusterId, () -> sessions.get(localId), restored -> adopt(restored, localId));
+            return started.takeOver(id, clusterId, () -> sessions.get(localId), restored -> adopt(restored, localId));
         } catch (OwnershipTimeoutException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -443,6 +452,45 @@ public class ReplicatedSessionManager extends ManagerBase {
             log.warn("Could not take over session " + LogIds.shortForm(clusterId) + " from the cluster", e);
             return null;
         }
+    }
+
+    /**
+     * The shape of the ids this manager issues: {@code StandardSessionIdGenerator}'s upper-case hex of twice its
+     * sessionIdLength in characters; any other generator's ids are only held to {@link SessionIdShape#ANY}.
+     */
+    private SessionIdShape idShape() {
+        if (getSessionIdGenerator() instanceof org.apache.catalina.util.StandardSessionIdGenerator standard) {
+            return SessionIdShape.exactly(2 * standard.getSessionIdLength(), SessionIdShape.UPPER_HEX);
+        }
+        return SessionIdShape.ANY;
+    }
+
+    /**
+     * Opens the session lookups of {@code request} for the valve (see {@link io.sessionrep.core.RequestLookups}):
+     * the ids its session cookies name, and those that Tomcat's tries of its cookies had the cluster asked about
+     * already (lookups left by another request on this thread are dropped).
+     */
+    io.sessionrep.core.RequestLookups openLookups(Request request) {
+        List<String> named = new ArrayList<>();
+        jakarta.servlet.http.Cookie[] cookies = request.getCookies();
+        String cookieName = org.apache.catalina.util.SessionConfig.getSessionCookieName(getContext());
+        if (cookies != null) {
+            for (jakarta.servlet.http.Cookie cookie : cookies) {
+                if (cookieName.equals(cookie.getName())) {
+                    named.add(cookie.getValue());
+                }
+            }
+        }
+        List<String> asked = List.of();
+        io.sessionrep.core.RequestLookups parsing = io.sessionrep.core.RequestLookups.current();
+        if (parsing != null && parsing.lazy()) {
+            asked = parsing.asked().stream().filter(id -> named.stream()
+                    .anyMatch(value -> ReplicationNode.clusterId(value).equals(id))).toList();
+            parsing.close();
+        }
+        io.sessionrep.core.RequestLookups opened = io.sessionrep.core.RequestLookups.open(named);
+        opened.alreadyAsked(asked);
+        return opened;
     }
 
     /** The live copy, under this node's route, of a session just brought here from the cluster. */
@@ -531,7 +579,7 @@ public class ReplicatedSessionManager extends ManagerBase {
         Session live;
         try {
             // concurrent requests of this node for a session it does not hold live bring it here once
-            live = started.acquire(clusterId, () -> enterLive(engine, clusterId, localId),
+            live = started.acquire(requested, clusterId, () -> enterLive(engine, clusterId, localId),
                     restored -> adopt(restored, localId));
         } catch (OwnershipTimeoutException e) {
             throw e;

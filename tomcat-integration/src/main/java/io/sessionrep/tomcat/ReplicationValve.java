@@ -46,6 +46,12 @@ final class ReplicationValve extends ValveBase {
 
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
+        try (io.sessionrep.core.RequestLookups lookups = manager.openLookups(request)) {
+            invokeWithLookups(request, response);
+        }
+    }
+
+    private void invokeWithLookups(Request request, Response response) throws IOException, ServletException {
         if (!request.isAsyncDispatching()) {
             String entered;
             try {

@@ -31,6 +31,9 @@ final class JettyNode extends EmbeddedNode {
         this.config = config;
         server = new Server();
         connector = new ServerConnector(server);
+        // requests naming 150 session ids (the lookup contract tests) need more than the default 8 KiB of header
+        connector.getConnectionFactory(org.eclipse.jetty.server.HttpConnectionFactory.class).getHttpConfiguration()
+                .setRequestHeaderSize(32 * 1024);
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

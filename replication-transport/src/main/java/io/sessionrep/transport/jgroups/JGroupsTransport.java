@@ -9,6 +9,8 @@ import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.core.transport.TransportException;
 import io.sessionrep.core.wire.ProtocolRange;
+import io.sessionrep.discovery.ChannelPortRefusals;
+import io.sessionrep.discovery.IsolatingTcp;
 import io.sessionrep.discovery.JGroupsStacks;
 import io.sessionrep.discovery.SealedBytes;
 import io.sessionrep.discovery.StartFailures;
@@ -176,6 +178,9 @@ public final class JGroupsTransport implements ReplicationTransport {
                 WireFormat.registerHeader();
                 created = JGroupsStacks.channel(config);
                 RepliesOnReceiverThread.install(created.getProtocolStack().getTransport());
+                if (created.getProtocolStack().getTransport() instanceof IsolatingTcp tcp) {
+                    counters.watchChannelPort(tcp.refusedConnections());
+                }
                 partialWatch = PartialClusterWatch.install(local.name(), created, () -> membership, watchTiming);
             } catch (Exception e) {
                 closed = true;
@@ -503,6 +508,12 @@ public final class JGroupsTransport implements ReplicationTransport {
                         "channel frames dropped: truncated, or of an unknown version or kind", c::malformedFrames),
                 count("sessionrep.transport.refused", "lane-connection", "data lane connections closed as hostile or"
                         + " broken (frame too long, not authentic, malformed, too many, hello from no member)", c::laneRefused),
+                count("sessionrep.transport.refused", ChannelPortRefusals.SILENT, "channel port connections closed"
+                        + " before JGroups saw them: no complete handshake in time, or pushed out by newer ones while"
+                        + " the port held as many waiting as it holds", c::silentConnections),
+                count("sessionrep.transport.refused", ChannelPortRefusals.BAD_HANDSHAKE, "channel port connections"
+                        + " closed before JGroups saw them: not a JGroups handshake of a compatible version, or a"
+                        + " failed TLS handshake", c::badHandshakes),
                 count("sessionrep.transport.requests.unanswered", "timed-out",
                         "requests to other members with no reply within their time-out", c::requestsTimedOut),
                 count("sessionrep.transport.requests.unanswered", "failed",

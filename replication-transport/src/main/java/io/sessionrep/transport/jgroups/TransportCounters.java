@@ -1,5 +1,7 @@
 package io.sessionrep.transport.jgroups;
 
+import io.sessionrep.discovery.ChannelPortRefusals;
+
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,6 +35,8 @@ public final class TransportCounters {
     private final LongAdder laneRefused = new LongAdder();
     private final LongAdder lanePauses = new LongAdder();
     private final LongAdder laneExchangesGivenUp = new LongAdder();
+    /** The channel port's gate (the generated TCP stacks); null with UDP or a jgroups-config stack. */
+    private volatile ChannelPortRefusals channelPort;
 
     TransportCounters() {
     }
@@ -102,6 +106,26 @@ public final class TransportCounters {
      */
     public long laneExchangesGivenUp() { return laneExchangesGivenUp.sum(); }
 
+    /**
+     * Connections to the channel port closed before JGroups saw them because they sent no complete handshake in
+     * time, or were pushed out by newer ones while the port held as many waiting as it holds (see
+     * {@link ChannelPortRefusals}); 0 without the gate (UDP, {@code jgroups-config}).
+     */
+    public long silentConnections() {
+        ChannelPortRefusals refusals = channelPort;
+        return refusals == null ? 0 : refusals.silentConnections();
+    }
+
+    /**
+     * Connections to the channel port closed before JGroups saw them because their first bytes are not a JGroups
+     * handshake this node reads, or their TLS handshake failed; 0 without the gate.
+     */
+    public long badHandshakes() {
+        ChannelPortRefusals refusals = channelPort;
+        return refusals == null ? 0 : refusals.badHandshakes();
+    }
+
+    void watchChannelPort(ChannelPortRefusals refusals) { channelPort = refusals; }
     void sent(int bytes) { messagesSent.increment(); bytesSent.add(bytes); }
     void sentInline() { sentByCaller.increment(); }
     void received(int bytes) { messagesReceived.increment(); bytesReceived.add(bytes); }
@@ -129,7 +153,8 @@ public final class TransportCounters {
                 + bytesReceived() + " B, broadcasts " + broadcastsSent() + ", replies sent " + repliesSent()
                 + "/received " + repliesReceived() + ", dropped " + sendsDropped() + ", timed out "
                 + requestsTimedOut() + ", failed " + requestsFailed() + ", receiver failures " + receiverFailures()
-                + ", malformed " + malformedFrames() + ", held for a view " + heldForView() + " (in vain "
+                + ", malformed " + malformedFrames() + ", channel port refused " + silentConnections() + " silent/"
+                + badHandshakes() + " bad handshakes, held for a view " + heldForView() + " (in vain "
                 + heldInVain() + ", dropped " + heldDropped() + "), data lane " + laneExchanges() + " (not handled "
                 + laneNotHandled() + ", refused " + laneRefused() + ", paused " + lanePauses() + ", given up "
                 + laneExchangesGivenUp() + ")";

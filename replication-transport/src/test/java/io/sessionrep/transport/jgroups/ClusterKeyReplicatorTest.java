@@ -6,6 +6,7 @@ import io.sessionrep.core.LimitsContract;
 import io.sessionrep.core.MembershipContract;
 import io.sessionrep.core.ReplicationBasicsContract;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The core's replicator contracts over real JGroups channels whose every message is sealed by
@@ -21,6 +22,7 @@ class ClusterKeyReplicatorTest {
     }
 
     @Nested
+    @Tag("extended")
     class FailOver extends FailOverContract {
         FailOver() {
             super(GrowingStaticCluster.sealed("sealed"));
@@ -28,6 +30,7 @@ class ClusterKeyReplicatorTest {
     }
 
     @Nested
+    @Tag("extended")
     class Membership extends MembershipContract {
         Membership() {
             super(GrowingStaticCluster.sealed("sealed"));
@@ -35,6 +38,7 @@ class ClusterKeyReplicatorTest {
     }
 
     @Nested
+    @Tag("extended")
     class InvalidationExpiry extends InvalidationExpiryContract {
         InvalidationExpiry() {
             super(GrowingStaticCluster.sealed("sealed"));
@@ -42,6 +46,7 @@ class ClusterKeyReplicatorTest {
     }
 
     @Nested
+    @Tag("extended")
     class Limits extends LimitsContract {
         Limits() {
             super(GrowingStaticCluster.sealed("sealed"));

@@ -10,6 +10,7 @@ import org.jgroups.JChannel;
 import org.jgroups.protocols.DISCARD;
 import org.jgroups.protocols.TP;
 import org.jgroups.stack.ProtocolStack;
+import org.junit.jupiter.api.Tag;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import java.util.UUID;
  * receives from the other side (discovery, heartbeats, merge probes, replication), so failure detection
  * (FD_ALL3, about 10 s) installs a view per side; the heal clears the filters and MERGE3 merges the views.
  */
+@Tag("extended")
 class JGroupsPartitionHealTest extends PartitionHealContract {
     private static final List<String> NAMES = List.of("a", "b", "c");
 

@@ -17,6 +17,7 @@ import java.util.List;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The lane's ordering wait ({@link HandledPositions}) across a split that only one side saw: b stops hearing a and
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * see, for good (answered "not handled", a rested its lane and took the channel, again and again).
  */
 @Timeout(120)
+@Tag("extended")
 class LaneAfterMergeTest {
 
     private final TestNodes nodes = new TestNodes();

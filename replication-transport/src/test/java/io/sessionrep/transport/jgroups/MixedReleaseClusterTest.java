@@ -13,6 +13,7 @@ import io.sessionrep.core.transport.TransportException;
 import io.sessionrep.core.wire.ProtocolRange;
 import io.sessionrep.core.wire.WireCodec;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.Serializable;
@@ -38,6 +39,7 @@ class MixedReleaseClusterTest {
             "b", ProtocolRange.UNSTATED, "d", ProtocolRange.UNSTATED);
 
     @Nested
+    @Tag("extended")
     class ReplicationBasics extends ReplicationBasicsContract {
         ReplicationBasics() {
             super(GrowingStaticCluster.mixed("mixed", PREVIOUS_RELEASE));
@@ -52,6 +54,7 @@ class MixedReleaseClusterTest {
     }
 
     @Nested
+    @Tag("extended")
     class Membership extends MembershipContract {
         Membership() {
             super(GrowingStaticCluster.mixed("mixed", PREVIOUS_RELEASE));

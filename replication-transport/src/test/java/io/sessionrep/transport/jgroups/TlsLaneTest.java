@@ -28,6 +28,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The data lane with mutual TLS ({@code tls-keystore}, {@code tls-truststore}) between real transports on 127.0.0.1: its
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is read as a frame, even when they carry a member's true addresses.
  */
 @Timeout(120)
+@Tag("extended")
 class TlsLaneTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);

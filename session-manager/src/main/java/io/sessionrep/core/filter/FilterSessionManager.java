@@ -60,6 +60,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
      */
     void start(TransportProvider transports, MeterRegistry application, Duration sweepInterval) {
         ReplicationNode starting = new ReplicationNode(config, transports);
+        starting.idShape(SessionIds.SHAPE); // only ids of that shape are looked up in the cluster
         node = starting;
         replicator = starting.start(context.getContextPath(), application, appClassLoader, this, clock);
         // for the readiness endpoint (io.sessionrep.core.health.ReadinessServlet) of this application
@@ -107,9 +108,19 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
      * @throws io.sessionrep.core.OwnershipTimeoutException when its owner did not hand it over in time
      */
     ReplicatedHttpSession find(String clusterId) {
+        return find(null, clusterId);
+    }
+
+    /**
+     * As {@link #find(String)} for the cookie value {@code cookieValue} ({@code <id>.<route>}): a value of
+     * another shape than this install's ids, or beyond the ids a request may have the cluster asked about,
+     * names no session ({@link ReplicationNode#admit}).
+     */
+    ReplicatedHttpSession find(String cookieValue, String clusterId) {
         long now = clock.millis();
         // concurrent requests of this node for a session it does not hold live bring it here once
-        ReplicatedHttpSession session = node.acquire(clusterId, () -> enterLive(clusterId), r -> adopt(r, now));
+        ReplicatedHttpSession session = node.acquire(cookieValue, clusterId, () -> enterLive(clusterId),
+                r -> adopt(r, now));
         if (session == null) {
             return null;
         }

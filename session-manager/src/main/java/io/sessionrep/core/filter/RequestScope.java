@@ -103,23 +103,33 @@ final class RequestScope implements AsyncListener {
         if (cookies == null) {
             return;
         }
+        List<String> named = new ArrayList<>();
         for (Cookie cookie : cookies) {
-            if (!cookieName.equals(cookie.getName())) {
-                continue;
+            if (cookieName.equals(cookie.getName())) {
+                named.add(cookie.getValue());
             }
-            if (requestedId == null) {
-                requestedId = cookie.getValue();
-            }
-            String clusterId = SessionIds.clusterId(cookie.getValue());
-            ReplicatedHttpSession found = clusterId == null ? null : sessions.find(clusterId);
-            if (found != null) {
-                requestedId = cookie.getValue();
-                requested = found;
-                use(found);
-                if (!cookie.getValue().equals(sessions.cookieValue(found))) {
-                    writeCookie(found); // taken over from another node: the route names this one now
+        }
+        // the ids of this request: at most a few of them are looked up in the cluster, in the order named
+        try (io.sessionrep.core.RequestLookups lookups = io.sessionrep.core.RequestLookups.open(named)) {
+            for (String value : named) {
+                if (requestedId == null) {
+                    requestedId = value;
                 }
-                return;
+                if (value == null) {
+                    continue;
+                }
+                String clusterId = SessionIds.clusterId(value);
+                ReplicatedHttpSession found = sessions.find(value,
+                        clusterId != null ? clusterId : io.sessionrep.core.ReplicationNode.clusterId(value));
+                if (found != null) {
+                    requestedId = value;
+                    requested = found;
+                    use(found);
+                    if (!value.equals(sessions.cookieValue(found))) {
+                        writeCookie(found); // taken over from another node: the route names this one now
+                    }
+                    return;
+                }
             }
         }
     }

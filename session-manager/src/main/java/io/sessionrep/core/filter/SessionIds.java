@@ -15,6 +15,9 @@ import java.util.regex.Pattern;
 final class SessionIds {
     static final int RANDOM_BYTES = 20;
     private static final Pattern CLUSTER_ID = Pattern.compile("[A-Za-z0-9_-]{27}");
+    /** The shape of the cookie values of this install: 27 characters of URL-safe base64, the route. */
+    static final io.sessionrep.core.SessionIdShape SHAPE =
+            io.sessionrep.core.SessionIdShape.exactly(27, io.sessionrep.core.SessionIdShape.NAME_CHARACTERS);
 
     private final SecureRandom random;
 

@@ -38,6 +38,9 @@ import java.util.function.Supplier;
  *   <tr><td>sessionrep.sessions.too.large</td><td>replications skipped because of max-session-size</td></tr>
  *   <tr><td>sessionrep.takeovers{source=local-backup|cluster}</td><td>sessions this node became primary of</td></tr>
  *   <tr><td>sessionrep.takeover.misses</td><td>take-over attempts for ids no node knows</td></tr>
+ *   <tr><td>sessionrep.lookups.refused{reason=malformed-id|too-many-ids}</td><td>session ids named by requests
+ *       and treated as naming no session without asking the cluster: not of the shape the installation issues,
+ *       or beyond the ids one request may have the cluster asked about</td></tr>
  *   <tr><td>sessionrep.replication.touches.sent</td><td>last-access touches sent for read-only requests</td></tr>
  *   <tr><td>sessionrep.ownership.conflicts</td><td>requests whose session was taken over elsewhere meanwhile</td></tr>
  *   <tr><td>sessionrep.replication.refused</td><td>copies of this node's sessions that a backup refused to start
@@ -116,6 +119,16 @@ public final class ReplicationMetrics implements AutoCloseable {
     public static final String COPIES_REFUSED = "sessionrep.replication.refused";
     /** New backup copies refused because max-backup-bytes was reached. */
     public static final String BACKUPS_REFUSED = "sessionrep.backups.refused";
+    /**
+     * Session ids named by requests that this node did not look up in the cluster: not of the shape the
+     * installation issues ({@link #REASON_MALFORMED_ID}), or beyond the ids one request may have looked up there
+     * ({@link #REASON_TOO_MANY_IDS}). Each is treated as naming no session.
+     */
+    public static final String LOOKUPS_REFUSED = "sessionrep.lookups.refused";
+    /** A session id of another length, alphabet or route suffix than the ids this installation issues. */
+    public static final String REASON_MALFORMED_ID = "malformed-id";
+    /** A session id named by a request that had the cluster asked about as many ids as one request may. */
+    public static final String REASON_TOO_MANY_IDS = "too-many-ids";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -147,6 +160,8 @@ public final class ReplicationMetrics implements AutoCloseable {
     public final Counter takeoversLocal;
     public final Counter takeoversCluster;
     public final Counter takeoverMisses;
+    public final Counter lookupsRefusedMalformed;
+    public final Counter lookupsRefusedTooMany;
     public final Counter touchesSent;
     public final Counter ownershipConflicts;
     public final Counter handOversGranted;
@@ -185,6 +200,8 @@ public final class ReplicationMetrics implements AutoCloseable {
         takeoversLocal = counter(TAKEOVERS, "source", "local-backup");
         takeoversCluster = counter(TAKEOVERS, "source", "cluster");
         takeoverMisses = counter(TAKEOVER_MISSES);
+        lookupsRefusedMalformed = counter(LOOKUPS_REFUSED, "reason", REASON_MALFORMED_ID);
+        lookupsRefusedTooMany = counter(LOOKUPS_REFUSED, "reason", REASON_TOO_MANY_IDS);
         touchesSent = counter(TOUCHES_SENT);
         ownershipConflicts = counter(OWNERSHIP_CONFLICTS);
         handOversGranted = counter(HANDOVERS, "direction", "granted");

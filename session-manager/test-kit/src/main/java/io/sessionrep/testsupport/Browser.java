@@ -38,9 +38,27 @@ public final class Browser {
     }
 
     public Reply get(URI uri) throws IOException, InterruptedException {
+        return get(uri, cookie == null ? java.util.List.of() : java.util.List.of(cookie));
+    }
+
+    /**
+     * A request that names the session ids {@code values}, in that order, each as a session cookie of its own
+     * (one {@code Cookie} header, as a client with several cookies of that name sends them), instead of the
+     * user's cookie. A session cookie it sets is remembered as usual.
+     */
+    public Reply getNaming(EmbeddedNode node, String query, java.util.List<String> values)
+            throws IOException, InterruptedException {
+        return get(node.uri(query), values);
+    }
+
+    private Reply get(URI uri, java.util.List<String> values) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
-        if (cookie != null) {
-            request.header("Cookie", cookieName + "=" + cookie);
+        if (!values.isEmpty()) {
+            StringBuilder header = new StringBuilder();
+            for (String value : values) {
+                header.append(header.length() == 0 ? "" : "; ").append(cookieName).append('=').append(value);
+            }
+            request.header("Cookie", header.toString());
         }
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         String setCookie = null;

@@ -1,6 +1,7 @@
 package io.sessionrep.testsupport;
 
 import io.sessionrep.core.metrics.ReplicationMetrics;
+import io.sessionrep.core.testing.CountingTransport;
 import io.sessionrep.core.testing.SlowRequests;
 import io.sessionrep.core.transport.ReplicationTransport;
 import io.sessionrep.testsupport.allowed.ActivationProbe;
@@ -9,7 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -342,6 +345,108 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
     protected void asyncServletRequestReplicatesOnceWhenItCompletes() throws Exception {
         cluster = startCluster("async-servlet", 2, Map.of("replication-mode", "sync", "sync-timeout", "5s"));
         replicatesOnce("op=async-set&name=color&value=red");
+    }
+
+    /**
+     * One request naming 150 session ids of the shape the container issues that no node knows, with routes of
+     * live and unknown nodes: the cluster is asked about two of them at most, each costing a few messages
+     * (counted by the transports of all three nodes); the request gets no session. Before, each id was asked
+     * of every member and then fetched from every member: 1,200 messages on three nodes.
+     */
+    @Test
+    protected void aRequestNamingManyUnknownSessionIdsCostsAFewClusterMessages() throws Exception {
+        List<CountingTransport> counted = new CopyOnWriteArrayList<>();
+        cluster = startCluster("fan-out", 3, Map.of(), counting(counted));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        N c = cluster.node(2);
+        user.get(a, "op=set&name=color&value=blue");
+        String id = user.sessionId();
+        await("backup held").atMost(REPLICATION).until(() -> b.hasLocalCopy(id) || c.hasLocalCopy(id));
+
+        List<String> unknown = new SessionIdFlood(id, 150).wellFormed(150, List.of("node-a", "node-b", "node-c", "node-x"));
+        long before = quiet(counted);
+        long started = System.nanoTime();
+        Browser.Reply reply = newBrowser().getNaming(b, "op=get&name=color", unknown);
+        long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        long spent = quiet(counted) - before;
+        System.out.println(getClass().getSimpleName() + ": one request naming 150 unknown ids on 3 nodes: " + spent
+                + " cluster messages " + CountingTransport.byKind(counted) + ", " + millis + " ms");
+
+        assertEquals("no-session", reply.body());
+        assertTrue(spent <= MESSAGES_PER_FLOODED_REQUEST, spent + " cluster messages for one request: "
+                + CountingTransport.byKind(counted));
+        assertEquals("blue", user.get(c, "op=get&name=color").body(), "the real session is still found");
+    }
+
+    /**
+     * One request naming 150 session ids that no node of the installation can have issued, and one naming an id
+     * longer than a cluster message can carry: no cluster message at all, each refusal counted.
+     */
+    @Test
+    protected void sessionIdsOfAnotherShapeNeverReachTheCluster() throws Exception {
+        List<CountingTransport> counted = new CopyOnWriteArrayList<>();
+        cluster = startCluster("malformed-ids", 3, Map.of(), counting(counted));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        user.get(a, "op=set&name=color&value=blue");
+        SessionIdFlood flood = new SessionIdFlood(user.sessionId(), 150);
+
+        long before = quiet(counted);
+        assertEquals("no-session", newBrowser().getNaming(b, "op=get&name=color", flood.malformed(150)).body());
+        Browser.Reply tooLong = newBrowser().getNaming(b, "op=get&name=color", List.of(flood.overMessageLimit()));
+        assertEquals(200, tooLong.status());
+        assertEquals("no-session", tooLong.body());
+        assertEquals(0, quiet(counted) - before, "cluster messages: " + CountingTransport.byKind(counted));
+        assertTrue(b.count(ReplicationMetrics.LOOKUPS_REFUSED, "reason", ReplicationMetrics.REASON_MALFORMED_ID) >= 150,
+                "each malformed id counted");
+    }
+
+    /**
+     * The user's cookie first, then 149 made-up ids, on a node that does not hold the session: the session is
+     * handed over from its owner as usual, and the made-up ids cost no more than in a request without it.
+     */
+    @Test
+    protected void aRealSessionIdAmongUnknownOnesIsStillFound() throws Exception {
+        List<CountingTransport> counted = new CopyOnWriteArrayList<>();
+        cluster = startCluster("real-among-unknown", 3, Map.of(), counting(counted));
+        N a = cluster.node(0);
+        N c = cluster.node(2);
+        user.get(a, "op=set&name=color&value=blue");
+        List<String> named = new java.util.ArrayList<>(List.of(user.cookie()));
+        named.addAll(new SessionIdFlood(user.sessionId(), 149).wellFormed(149, List.of("node-a", "node-b")));
+
+        Browser.Reply reply = user.getNaming(c, "op=get&name=color", named);
+        assertEquals("blue", reply.body(), "handed over from node-a");
+        assertEquals(user.sessionId() + ".node-c", reply.setCookie());
+    }
+
+    /**
+     * At most two ids asked about, each costing at most 2 + 2 x write-quota messages where it should be, then
+     * 4 (N - 1) when every member is asked: 12 on 3 nodes with write-quota 1, 24 for the request (see README).
+     */
+    private static final long MESSAGES_PER_FLOODED_REQUEST = 24;
+
+    private static UnaryOperator<ReplicationTransport> counting(List<CountingTransport> into) {
+        return transport -> {
+            CountingTransport counting = new CountingTransport(transport);
+            into.add(counting);
+            return counting;
+        };
+    }
+
+    /** The cluster's message count once it has not moved for 300 ms. */
+    private static long quiet(List<CountingTransport> counted) {
+        long[] last = {CountingTransport.total(counted)};
+        await("cluster quiet").during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    long now = CountingTransport.total(counted);
+                    boolean same = now == last[0];
+                    last[0] = now;
+                    return same;
+                });
+        return last[0];
     }
 
     /** {@code query} sets color=red on node-a: exactly one update is sent, and node-b takes it over. */

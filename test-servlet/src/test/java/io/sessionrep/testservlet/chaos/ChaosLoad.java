@@ -302,6 +302,13 @@ final class ChaosLoad implements AutoCloseable {
                     if (reply.replayed()) {
                         replays.incrementAndGet();
                     }
+                    if (crashing && target == t && reply.status() == 503) {
+                        // the target is stopping: it refuses new requests as a balancer expects; move on with everyone
+                        while (target == t && !stop.get()) {
+                            Thread.sleep(10);
+                        }
+                        continue;
+                    }
                     if (!reply.ok() || reply.version() == null || reply.version() != s.acknowledged + 1
                             || !t.node().name().equals(reply.node())) {
                         errors.incrementAndGet();

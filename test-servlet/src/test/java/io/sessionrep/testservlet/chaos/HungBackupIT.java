@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Chaos: a backup that hangs with its sockets open (SIGSTOP, as in a long GC pause or a frozen VM) under
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * </ul>
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Tag("extended")
 class HungBackupIT {
 
     static final int SESSIONS = 25;

@@ -24,6 +24,7 @@ import java.util.function.Supplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Chaos: a network partition between node JVMs, and its heal (issue 7). Two network namespaces
@@ -89,6 +90,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * node processes killed after the test, also when it fails, and at JVM exit.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Tag("extended")
 class PartitionHealIT {
 
     static final String MODE_PROPERTY = "sessionrep.chaos.partition-mode";

@@ -132,6 +132,9 @@ final class FilterNode extends EmbeddedNode {
     static final Container JETTY = (name, filter, filterParameters, servlet) -> {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
+        // requests naming 150 session ids (the lookup contract tests) need more than the default 8 KiB of header
+        connector.getConnectionFactory(org.eclipse.jetty.server.HttpConnectionFactory.class).getHttpConfiguration()
+                .setRequestHeaderSize(32 * 1024);
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
@@ -168,6 +171,7 @@ final class FilterNode extends EmbeddedNode {
         tomcat.setHostname("127.0.0.1");
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
+        tomcat.getConnector().setProperty("maxHttpHeaderSize", "32768"); // requests naming 150 session ids
         Context context = tomcat.addContext("", work.toString());
         Wrapper wrapper = Tomcat.addServlet(context, "session", servlet);
         wrapper.setAsyncSupported(true);

@@ -57,6 +57,7 @@ final class TomcatNode extends EmbeddedNode {
         connector = new Connector();
         connector.setPort(0);
         connector.setProperty("address", "127.0.0.1");
+        connector.setProperty("maxHttpHeaderSize", "32768"); // requests naming 150 session ids (lookup contract tests)
         tomcat.setConnector(connector);
         tomcat.getHost().setAutoDeploy(false);
 
