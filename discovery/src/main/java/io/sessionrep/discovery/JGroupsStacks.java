@@ -46,14 +46,21 @@ import java.util.stream.Collectors;
  *           change, so a member killed without saying goodbye does not stay listed) and
  *           {@code write_data_on_find}; GMS gives up on a listed coordinator that does not answer after
  *           {@value #FILE_MAX_JOIN_ATTEMPTS} JOIN attempts (a whole cluster killed at once leaves its
- *           coordinator listed);</li>
+ *           coordinator listed); after a view change the coordinator writes its file again twice within
+ *           {@value #FILE_REWRITE_MS} ms each ({@code info_writer_sleep_time}; JGroups' default: up to 10 s
+ *           each). Nodes started together may found two clusters, whose coordinators each delete the other's
+ *           file on their view change; until a file names the other cluster, MERGE3 cannot find it. With the
+ *           default the two clusters of eight nodes started together stayed apart 9 to 12 s after all were
+ *           ready;</li>
  *       <li>{@code dns}: DNS_PING with {@code dns-query} and {@code dns-record-type}; with A records every
  *           address is probed on the transport's port (range), so all nodes use the same {@code bind-port}.</li>
  *     </ul>
  *     Replication traffic stays on TCP in every sub-mode.</li>
  * </ul>
  * In every mode a joining node sends its discovery request {@value #DISCOVERY_RUNS} times within GMS's join
- * timeout (JGroups' {@code num_discovery_runs}; at 0, 0.5 and 1 s of the 1.5 s) instead of once. Discovery
+ * timeout (JGroups' {@code num_discovery_runs}; at 0, 0.3, 0.6, 0.9 and 1.2 s of the 1.5 s) instead of once,
+ * each time to every node it has heard of by then: nodes of a static ring that start together learn of each
+ * other round by round ({@link IntroducingTcpping}) and elect one founder. Discovery
  * messages are not retransmitted: with a single request, one lost request or answer made the node find no
  * member, found a cluster of its own and serve requests alone until MERGE3 joined the two, 7 to 20 s later
  * (seen for nodes restarted after {@code kill -9} in {@code RepeatedKillIT}). One way to lose it, read in
@@ -83,10 +90,12 @@ public final class JGroupsStacks {
     static final int SOCKET_CONNECT_TIMEOUT_MS = 1_000;
     /** dynamic-discovery=file: JOIN attempts before a node founds the cluster itself (see dynamicStack). */
     static final int FILE_MAX_JOIN_ATTEMPTS = 3;
+    /** dynamic-discovery=file: the coordinator's file is written again at most this long after a view change. */
+    static final long FILE_REWRITE_MS = 2_000;
     /** static with no peers: how long the node looks for a coordinator before it founds the cluster. */
     static final long LONE_FOUNDER_JOIN_TIMEOUT_MS = 50;
     /** How many times a joining node sends its discovery request within the join timeout (see the class comment). */
-    static final int DISCOVERY_RUNS = 3;
+    static final int DISCOVERY_RUNS = 5;
     /** The part of {@code max-session-size} that counts towards the frame-length cap: 8 MiB. */
     static final long FRAME_LIMIT_SESSION_PART = 8L * 1024 * 1024;
     /** Headroom of the frame-length cap above the session part: 1 MiB. */
@@ -226,7 +235,8 @@ public final class JGroupsStacks {
             case FILE -> new FILE_PING()
                     .setLocation(sharedDirectory(config).toString())
                     .removeAllDataOnViewChange(true)
-                    .writeDataOnFind(true);
+                    .writeDataOnFind(true)
+                    .setInfoWriterSleepTime(FILE_REWRITE_MS);
             case DNS -> new DNS_PING()
                     .dnsQuery(String.join(",", config.dnsQuery()))
                     .dnsRecordType(config.dnsRecordType().optionValue());

@@ -49,6 +49,8 @@ class DynamicAndXmlStacksTest {
         assertEquals(dir.toString(), ping.getLocation());
         assertTrue(ping.removeAllDataOnViewChange(), "a member killed with -9 must not stay listed");
         assertTrue(ping.writeDataOnFind());
+        assertEquals(JGroupsStacks.FILE_REWRITE_MS, ping.getInfoWriterSleepTime(),
+                "a file another cluster's coordinator deleted is written again within 2 s");
         assertTrue(Files.isDirectory(dir), "created at start-up");
         GMS gms = (GMS) stack.stream().filter(GMS.class::isInstance).findFirst().orElseThrow();
         assertEquals(3, gms.getMaxJoinAttempts(), "a coordinator listed but dead is given up on after ~5 s");

@@ -30,9 +30,10 @@ import java.util.regex.Pattern;
  * its own (concurrent clusters on one host never meet). Each node's output goes to
  * {@code <log-dir>/<cluster>/<node>.log}.
  *
- * <p>Nodes start one after another, each waiting for the previous READY line, so every node joins the
- * existing cluster rather than forming its own and merging later. {@link #close()} kills whatever is
- * still running, and runs as a JVM shutdown hook too.
+ * <p>{@link Builder#start()} starts the nodes one after another, each waiting for the previous READY line, so
+ * every node joins the existing cluster rather than forming its own and merging later;
+ * {@link Builder#startTogether()} launches them all at once, as a whole cluster restarted together.
+ * {@link #close()} kills whatever is still running, and runs as a JVM shutdown hook too.
  *
  * <p>Other topologies: options for every node ({@link Builder#option}) or one node
  * ({@link Builder#nodeOption}) replace the defaults, e.g. {@code discovery=multicast} (then no peers are
@@ -122,17 +123,22 @@ public final class LocalCluster implements AutoCloseable {
         if (spec == null) {
             throw new IllegalArgumentException("no node " + name + " in " + specs.keySet());
         }
-        NodeProcess node;
-        synchronized (this) {
-            NodeProcess previous = current.get(name);
-            if (previous != null && previous.isAlive()) {
-                throw new IllegalStateException(previous + " is still running");
-            }
-            node = NodeProcess.launch(name, spec.bindPort(), spec.command(), spec.logFile(), echo, previous != null);
-            launched.add(node);
-            current.put(name, node);
-        }
+        NodeProcess node = launch(name);
         node.awaitReady(readyTimeout);
+        return node;
+    }
+
+    /** Starts the node's JVM (again, when it has ended) and returns at once, before its READY line. */
+    private synchronized NodeProcess launch(String name) throws IOException {
+        NodeSpec spec = specs.get(name);
+        NodeProcess previous = current.get(name);
+        if (previous != null && previous.isAlive()) {
+            throw new IllegalStateException(previous + " is still running");
+        }
+        NodeProcess node = NodeProcess.launch(name, spec.bindPort(), spec.command(), spec.logFile(), echo,
+                previous != null);
+        launched.add(node);
+        current.put(name, node);
         return node;
     }
 
@@ -444,6 +450,47 @@ public final class LocalCluster implements AutoCloseable {
          * started are killed and a {@link NodeStartException} carries the failed node's log tail.
          */
         public LocalCluster start() throws IOException, InterruptedException {
+            LocalCluster cluster = prepare();
+            try {
+                for (String name : cluster.specs.keySet()) {
+                    if (!deferred.contains(name)) {
+                        cluster.start(name);
+                    }
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
+            return cluster;
+        }
+
+        /**
+         * Launches every node that is not deferred at the same moment, none waiting for another's READY line
+         * (a whole cluster restarted at once, a StatefulSet started in parallel), and returns when all are
+         * READY. Concurrently starting nodes may form several clusters first and merge later; the caller
+         * watches the views. When one fails, all are killed and a {@link NodeStartException} says why.
+         */
+        public LocalCluster startTogether() throws IOException, InterruptedException {
+            LocalCluster cluster = prepare();
+            try {
+                List<NodeProcess> launched = new ArrayList<>();
+                for (String name : cluster.specs.keySet()) {
+                    if (!deferred.contains(name)) {
+                        launched.add(cluster.launch(name));
+                    }
+                }
+                for (NodeProcess node : launched) {
+                    node.awaitReady(readyTimeout);
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
+            return cluster;
+        }
+
+        /** The cluster with every node's command and log file; no node started yet. */
+        private LocalCluster prepare() {
             String clusterName = options.getOrDefault("cluster-name",
                     "lc-" + ProcessHandle.current().pid() + "-" + CLUSTERS.incrementAndGet());
             LocalCluster cluster = new LocalCluster(clusterName, echo, readyTimeout);
@@ -460,6 +507,7 @@ public final class LocalCluster implements AutoCloseable {
             }
             for (String name : deferred) {
                 if (!cluster.specs.containsKey(name)) {
+                    cluster.close();
                     throw new IllegalArgumentException("deferred: no node " + name + " in " + cluster.specs.keySet());
                 }
             }
@@ -470,18 +518,9 @@ public final class LocalCluster implements AutoCloseable {
             }
             for (String name : nodeCommandPrefixes.keySet()) {
                 if (!cluster.specs.containsKey(name)) {
+                    cluster.close();
                     throw new IllegalArgumentException("nodeCommandPrefix: no node " + name + " in " + cluster.specs.keySet());
                 }
-            }
-            try {
-                for (String name : cluster.specs.keySet()) {
-                    if (!deferred.contains(name)) {
-                        cluster.start(name);
-                    }
-                }
-            } catch (IOException | InterruptedException | RuntimeException e) {
-                cluster.close();
-                throw e;
             }
             return cluster;
         }

@@ -50,7 +50,7 @@ import javax.net.ssl.SSLSocket;
  *       counts for {@link Timing#evidenceMillis} after it was last heard of, and no longer once it is in the
  *       view. A node that has just left the view is not counted for {@link Timing#departedGraceMillis} (its last
  *       messages can arrive after the view that removed it). This works in every discovery mode, but only once
- *       the other view has sent something: MERGE3 does so every 4 to 12 s.</li>
+ *       the other view has sent something: MERGE3 does so every 1 to 3 s.</li>
  *   <li><b>Configured peers that are up but not in the view</b> (TCPPING's initial hosts: {@code peers} with
  *       {@code discovery=static}). Checked every {@link Timing#checkMillis}; a peer whose physical address is not
  *       among the view members' is probed (at most every {@link Timing#probeMillis}) with a TCP connection to its
@@ -76,10 +76,10 @@ final class PartialClusterWatch implements AutoCloseable {
     record Timing(long evidenceMillis, long departedGraceMillis, long checkMillis, long probeMillis,
                   long peerGiveUpMillis) {
         /**
-         * Evidence lasts 20 s: MERGE3 sends its INFO every 4 to 12 s (min 2 s, max 8 s: {@code UpperProtocols}),
+         * Evidence lasts 20 s: MERGE3 sends its INFO every 1 to 3 s (min 1 s, max 2 s: {@code UpperProtocols}),
          * so a split still in place is heard of again before it expires. A configured peer that accepts
          * connections but neither joins nor answers from another view is given up after 20 s: this node's MERGE3
-         * asks it every 4 to 12 s, and a member of another view of this cluster answers (evidence then takes
+         * asks it every 1 to 3 s, and a member of another view of this cluster answers (evidence then takes
          * over), so one that has not after 20 s is of another cluster, hung, or not JGroups at all.
          */
         static final Timing DEFAULT = new Timing(20_000, 5_000, 1_000, 2_000, 20_000);

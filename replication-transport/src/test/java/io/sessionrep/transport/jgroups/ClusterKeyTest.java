@@ -57,7 +57,7 @@ class ClusterKeyTest {
             JGroupsTransport intruder = nodes.start(
                     withKey(nodes.staticNode("intruder", ports[2], ports[0], ports[1]), "a-different-secret-entirely"),
                     onIntruder);
-            // MERGE3 probes every 2-8 s: give it well over one round to try
+            // MERGE3 probes every 1-3 s and compares views every 3.2 s: give it several rounds to try
             await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(15))
                     .until(() -> a.members().size() == 2 && intruder.members().size() == 1);
             intruder.broadcast("injected".getBytes(StandardCharsets.UTF_8));

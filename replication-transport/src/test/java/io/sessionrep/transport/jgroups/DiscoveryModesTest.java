@@ -90,7 +90,7 @@ class DiscoveryModesTest {
             JGroupsTransport y2 = other.start(other.staticNode("y2", ports[3], ports[2]), new RecordingReceiver());
 
             await().atMost(VIEW_WAIT).until(() -> x1.members().size() == 2 && y1.members().size() == 2);
-            // a merge would take up to MERGE3's max interval (8 s): watch longer than that
+            // a merge would take one MERGE3 look (every 1 to 3 s) and one comparison of views (every 3.2 s): watch longer
             await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).until(() ->
                     names(x1).equals(List.of("x1", "x2")) && names(x2).equals(List.of("x1", "x2"))
                             && names(y1).equals(List.of("y1", "y2")) && names(y2).equals(List.of("y1", "y2")));

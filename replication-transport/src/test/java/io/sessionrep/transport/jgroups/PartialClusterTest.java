@@ -44,7 +44,7 @@ class PartialClusterTest {
     /**
      * a starts while b is down and founds a view of its own; b starts listing nobody and founds another. a sees at
      * once that its configured peer is up and not in its view; b, which lists no peer, hears of a when a's MERGE3
-     * looks for other subgroups (every 4 to 12 s). Once MERGE3 has merged the two views, neither sees a sign.
+     * looks for other subgroups (every 1 to 3 s). Once MERGE3 has merged the two views, neither sees a sign.
      */
     @Test
     void twoViewsOfOneClusterAreSignsOnBothSidesUntilTheyMerge() throws Exception {

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  * with static discovery even when one cluster's nodes list the other's ports as their peers; with
  * multicast on the same multicast address and port. After both formed, every node's view is watched for
  * {@value #WATCH_MS} ms, longer than MERGE3 takes to find and merge a partition of its own cluster
- * (INFO every 4 to 12 s, consistency check every 12.8 s).
+ * (INFO every 1 to 3 s, consistency check every 3.2 s).
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ClusterIsolationIT {
