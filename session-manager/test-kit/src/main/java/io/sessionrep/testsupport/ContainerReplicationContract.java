@@ -437,16 +437,8 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
 
     /** The cluster's message count once it has not moved for 300 ms. */
     private static long quiet(List<CountingTransport> counted) {
-        long[] last = {CountingTransport.total(counted)};
-        await("cluster quiet").during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    long now = CountingTransport.total(counted);
-                    boolean same = now == last[0];
-                    last[0] = now;
-                    return same;
-                });
-        return last[0];
+        return (long) steady("cluster quiet", () -> CountingTransport.total(counted), Duration.ofMillis(300),
+                Duration.ofSeconds(20));
     }
 
     /** {@code query} sets color=red on node-a: exactly one update is sent, and node-b takes it over. */
@@ -495,11 +487,16 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
 
     /** The counter's value once it stopped moving (what a request sent after its response, included). */
     protected static double settled(EmbeddedNode node, String counter) {
-        double[] last = {node.count(counter)};
-        await(counter + " settled").during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(20))
+        return steady(counter + " settled", () -> node.count(counter), Duration.ofMillis(200), Duration.ofSeconds(5));
+    }
+
+    /** {@code value}'s reading once it has not moved for {@code during}. */
+    private static double steady(String what, java.util.function.DoubleSupplier value, Duration during,
+                                 Duration atMost) {
+        double[] last = {value.getAsDouble()};
+        await(what).during(during).atMost(atMost).pollInterval(Duration.ofMillis(20))
                 .until(() -> {
-                    double now = node.count(counter);
+                    double now = value.getAsDouble();
                     boolean same = now == last[0];
                     last[0] = now;
                     return same;
