@@ -2,6 +2,7 @@ package io.sessionrep.perf;
 
 import io.sessionrep.perf.Samples.Stats;
 import io.sessionrep.perf.Scenario.Point;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -15,10 +16,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The runner end to end with tiny durations (part of {@code mvn verify}): scenarios 1 and 2 (ours, replication
+ * The runner end to end with tiny durations (in {@code mvn -Pfull verify}): scenarios 1 and 2 (ours, replication
  * off and the floor), one load point, A/B/A/B of 2 s segments, real node JVMs and the JMeter worker; report, charts
  * and dashboards under target/, and no process left behind.
  */
+@Tag("extended")
 class PerfRunSmokeIT {
 
     @Test

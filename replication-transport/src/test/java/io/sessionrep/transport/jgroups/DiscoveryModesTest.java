@@ -6,6 +6,7 @@ import io.sessionrep.core.transport.Member;
 import io.sessionrep.testsupport.LoopbackMulticast;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -79,6 +80,7 @@ class DiscoveryModesTest {
     }
 
     @Test
+    @Tag("extended") // the same across node JVMs: ClusterIsolationIT, in every build
     void staticClustersWithDifferentNamesNeverSeeEachOtherEvenWhenPeersPointAcross() throws Exception {
         int[] ports = TestNodes.freePorts(4);
         TestNodes other = new TestNodes();
@@ -100,6 +102,7 @@ class DiscoveryModesTest {
     }
 
     @Test
+    @Tag("extended") // the same across node JVMs: ClusterIsolationIT, in every build
     void multicastClustersWithDifferentNamesOnOneGroupNeverSeeEachOther() {
         assumeLoopbackMulticast();
         TestNodes other = new TestNodes();

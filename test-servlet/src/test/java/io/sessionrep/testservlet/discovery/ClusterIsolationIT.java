@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ClusterIsolationIT {
 
-    static final long WATCH_MS = 13_000;
+    static final long WATCH_MS = 8_000;
 
     private final List<AutoCloseable> cleanUp = new ArrayList<>();
 
