@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 
 /**
  * Builds the JGroups protocol stack for a {@link ReplicationConfig}, programmatically (no XML), one
- * stack per {@code discovery} mode (SPEC section 4). The result is ordered bottom (transport) to top, as
+ * stack per {@code discovery} mode (docs/discovery.md). The result is ordered bottom (transport) to top, as
  * {@code new JChannel(List<Protocol>)} expects; every call returns new protocol instances.
  *
  * <ul>

@@ -20,7 +20,7 @@ import java.util.Objects;
 /**
  * Makes a {@link ReplicatedSessionDataStore} for the context of a server that has this factory as a bean.
  * Programmatic users pass a {@link ReplicationConfig}; Jetty XML (and the {@code sessionrep} Jetty module,
- * {@code etc/sessionrep.xml}) passes the canonical option names of SPEC section 2 one by one
+ * {@code etc/sessionrep.xml}) passes the canonical option names of the configuration reference (README) one by one
  * ({@code <Call name="setOption"><Arg>write-quota</Arg><Arg>1</Arg></Call>}; a null or blank value means
  * the default) and then calls {@link #validate()}, so a bad value stops the server's start-up with a
  * message naming the option.

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The command line of {@link NodeLauncher}: {@code --name=value} flags. Four are the launcher's own
  * ({@code --http-port}, {@code --http-host}, {@code --replication=on|off}, {@code --help}); every other flag is a replication
- * option under its canonical name (SPEC section 2), passed unchanged to {@code ReplicationConfig.fromMap},
+ * option under its canonical name (the README's configuration reference), passed unchanged to {@code ReplicationConfig.fromMap},
  * which validates it.
  *
  * @param httpPort           HTTP port of the node; 0 picks a free one
@@ -119,7 +119,7 @@ public record LauncherOptions(int httpPort, String httpHost, boolean replication
                   --replication=on|off       off: plain Jetty sessions, no cluster (default on)
                   --help                     this text
 
-                replication options (canonical names, SPEC section 2; validated by ReplicationConfig):
+                replication options (canonical names as in the README; validated by ReplicationConfig):
                 """ + ConfigOption.usage("--", "  ") + """
 
                 example:

@@ -8,7 +8,7 @@ import jakarta.servlet.http.HttpSession;
 import java.io.IOException;
 
 /**
- * The study's test servlet (SPEC section 5), at {@code /session}:
+ * The benchmark method's test servlet (docs/benchmarks.md), at {@code /session}:
  * <ul>
  *   <li>{@code ?mode=initialize&number=2&size=5}: creates the session if there is none and sets
  *       {@code number} attributes of {@code size} KiB, version 0;</li>

@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code <Manager>} attributes of SPEC section 2, as Tomcat sets them: camelCase JavaBean properties
+ * The {@code <Manager>} attributes (the replication options), as Tomcat sets them: camelCase JavaBean properties
  * mapped 1:1 onto the canonical option names ({@code writeQuota} is {@code write-quota}), kept as text
  * until start, when {@link ReplicationConfig#fromMap} validates them all at once. Attributes that no
  * setter took are kept too, so that start fails naming them instead of Tomcat only logging a warning.

@@ -37,7 +37,7 @@ import java.util.function.Function;
  * <pre>
  * &lt;Manager className="io.sessionrep.tomcat.ReplicatedSessionManager" writeQuota="1" peers="10.0.0.2:7800"/&gt;
  * </pre>
- * Every replication option of SPEC section 2 is an attribute, its canonical name in camelCase
+ * Every replication option is an attribute, its canonical name in camelCase
  * ({@code write-quota} is {@code writeQuota}); all are validated when the context starts, and a bad or
  * unknown one stops the context with a message naming the attribute. The node name is the route suffix of
  * session ids ({@code <id>.<node-name>}): the Engine's {@code jvmRoute} when set (then {@code nodeName}
@@ -109,7 +109,7 @@ public class ReplicatedSessionManager extends ManagerBase {
     /** The running node (meters, transport, replicator) and its clean-up; null while stopped. */
     private volatile ReplicationNode node;
 
-    // ------------------------------------------------------------------ attributes (SPEC section 2)
+    // ------------------------------------------------------------------ attributes (the README's configuration reference)
 
     /**
      * Every attribute of the {@code <Manager>} element that no setter takes. Tomcat's digester sets XML

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The scenarios of SPEC section 6 and how each configuration is started. */
+/** The scenarios of docs/benchmarks.md and how each configuration is started. */
 final class Catalog {
 
     /** Node JVMs: a heap large enough that GC is no distraction (as in the study), small enough for 8 JVMs. */

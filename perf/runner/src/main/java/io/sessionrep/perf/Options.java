@@ -243,7 +243,7 @@ final class Options {
                 usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S] [--warmup-max=S]
                                    [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--async-profiler] [--configs=ID,...] [--points=NxS,...]
                                    [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH] [--baseline-node-jar=PATH]
-                Runs the study's scenarios (SPEC section 6) side by side, A/B/A/B, and writes
+                Runs the benchmark scenarios side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;
     }

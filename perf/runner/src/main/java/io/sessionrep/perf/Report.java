@@ -88,7 +88,7 @@ final class Report {
                 + " one configuration, one unmeasured round of segments at that point; first 20 % of each"
                 + " segment's samples discarded |");
         line(md, "");
-        line(md, "Method (SPEC section 6, the study's appendix C): `perf/plans/session-study.jmx`, every thread loops"
+        line(md, "Method (docs/benchmarks.md): `perf/plans/session-study.jmx`, every thread loops"
                 + " initialize, process x4, destroy against the test servlet, no think time, its own cookies (cleared"
                 + " every iteration: a new session per iteration); threads spread round robin over the nodes. Every"
                 + " configuration of a scenario runs at the same time (started once), and each load point is measured"

@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The options of SPEC section 2: the one table every integration is derived from. Each row declares the
+ * The replication options: the one table every integration is derived from. Each row declares the
  * canonical name ({@link #key()}), whether the core or the transport uses it ({@link #layer()}), its type
  * with parser, check and default ({@link OptionSpec}: text parsing, {@link ReplicationConfig.Builder}
  * checks, the start-up description, {@code --help}) and one line of documentation ({@link #doc()}).

@@ -1,6 +1,6 @@
 package io.sessionrep.core.config;
 
-/** {@code discovery}: how nodes find each other (SPEC section 4). */
+/** {@code discovery}: how nodes find each other (docs/discovery.md). */
 public enum DiscoveryMode {
     /** IP multicast for discovery and replication traffic (JGroups UDP stack). */
     MULTICAST("multicast"),

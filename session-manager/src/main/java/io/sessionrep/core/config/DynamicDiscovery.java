@@ -1,7 +1,7 @@
 package io.sessionrep.core.config;
 
 /**
- * {@code dynamic-discovery}: how {@code discovery=dynamic} finds its peers at run time (SPEC section 4).
+ * {@code dynamic-discovery}: how {@code discovery=dynamic} finds its peers at run time (docs/discovery.md).
  * Replication traffic is TCP in every case; only the way a starting node finds the others differs.
  */
 public enum DynamicDiscovery {

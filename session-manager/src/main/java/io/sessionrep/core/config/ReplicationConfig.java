@@ -56,7 +56,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The one validated option set of SPEC section 2, the same for every integration.
+ * The one validated option set (the configuration reference of the README), the same for every integration.
  *
  * <p>Built with {@link #builder()} (programmatic users) or {@link #fromMap(Map)} /
  * {@link #fromProperties(Properties, String)} (container XML attributes, module properties, filter
@@ -184,7 +184,7 @@ public final class ReplicationConfig {
      */
     public String machineId() { return get(MACHINE_ID); }
 
-    /** {@code discovery}: {@code multicast}, {@code static} or {@code dynamic} (SPEC section 4). Default {@code static}. */
+    /** {@code discovery}: {@code multicast}, {@code static} or {@code dynamic} (docs/discovery.md). Default {@code static}. */
     public DiscoveryMode discovery() { return get(DISCOVERY); }
 
     /**

@@ -8,7 +8,7 @@ import java.util.UUID;
 /**
  * Values that cannot change in place, so reading them never makes a session dirty. Everything else
  * read through {@code getAttribute} is assumed to be mutated by the caller and is replicated at
- * request end (SPEC section 3, "Mutable attributes").
+ * request end (docs/replication.md).
  */
 public final class ImmutableTypes {
     private static final Set<Class<?>> IMMUTABLE = Set.of(

@@ -12,7 +12,7 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
- * The filter's configuration: the replication options of SPEC section 2 under their canonical names, plus
+ * The filter's configuration: the replication options under their canonical names, plus
  * the filter's own {@value #COOKIE_NAME} and {@value #SESSION_LISTENERS}.
  *
  * <p>Two sources, the second overriding the first: the filter's {@code init-param}s in {@code web.xml}

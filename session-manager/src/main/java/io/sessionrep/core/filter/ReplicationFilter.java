@@ -34,7 +34,7 @@ import java.util.Map;
  * The application behind it gets a wrapped request whose {@code getSession} returns a replicated
  * {@code HttpSession} identified by the filter's own cookie ({@code cookie-name}, default
  * {@value FilterSettings#DEFAULT_COOKIE_NAME}, so it never fights the container's {@code JSESSIONID}).
- * Options: every canonical option of SPEC section 2 as an init-param, overridden per node by
+ * Options: every canonical option of the configuration reference as an init-param, overridden per node by
  * {@code -Dsessionrep.<option>} system properties; see {@link FilterSettings}.
  *
  * <p>Request end (the one replication per exchange) happens when the outermost dispatch returns, or when
