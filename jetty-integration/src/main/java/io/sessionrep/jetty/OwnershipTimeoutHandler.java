@@ -9,6 +9,10 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
 /**
  * Answers {@code 503 Service Unavailable} (with {@code Retry-After: 1} and
  * {@code X-Sessionrep-Refused: ownership-timeout}) to a request whose session was not handed over to
@@ -16,7 +20,7 @@ import org.eclipse.jetty.util.Callback;
  * context's session handler by {@link ReplicatedSessions#install}.
  */
 public class OwnershipTimeoutHandler extends Handler.Wrapper {
-    private final java.util.function.Supplier<String> cookieName;
+    private final Supplier<String> cookieName;
 
     public OwnershipTimeoutHandler() {
         this(() -> "JSESSIONID");
@@ -25,22 +29,17 @@ public class OwnershipTimeoutHandler extends Handler.Wrapper {
     /**
      * Also opens the session lookups of each request ({@link RequestLookups}) with the ids its cookies named
      * {@code cookieName} carry: the session handler behind this one looks them up in turn, and only a few of
-     * them may have the cluster asked about them.
+     * them may have the cluster asked about them. A request without such a cookie opens none (nothing to limit:
+     * at most the one id of its URL).
      */
-    public OwnershipTimeoutHandler(java.util.function.Supplier<String> cookieName) {
+    public OwnershipTimeoutHandler(Supplier<String> cookieName) {
         this.cookieName = cookieName;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        java.util.List<String> named = new java.util.ArrayList<>();
-        String name = cookieName.get();
-        for (HttpCookie cookie : Request.getCookies(request)) {
-            if (cookie.getName().equalsIgnoreCase(name)) {
-                named.add(cookie.getValue());
-            }
-        }
-        try (RequestLookups lookups = RequestLookups.open(named)) {
+        List<String> named = sessionCookies(request);
+        try (RequestLookups lookups = named == null ? null : RequestLookups.open(named)) {
             return super.handle(request, response, callback);
         } catch (HandOverTimeout refused) {
             if (response.isCommitted()) {
@@ -52,5 +51,20 @@ public class OwnershipTimeoutHandler extends Handler.Wrapper {
             Response.writeError(request, response, callback, OwnershipTimeoutException.STATUS, "ownership-timeout");
             return true;
         }
+    }
+
+    /** The values of the request's session cookies, in the order sent; null when it has none. */
+    private List<String> sessionCookies(Request request) {
+        List<String> named = null;
+        String name = cookieName.get();
+        for (HttpCookie cookie : Request.getCookies(request)) {
+            if (cookie.getName().equalsIgnoreCase(name)) {
+                if (named == null) {
+                    named = new ArrayList<>(2);
+                }
+                named.add(cookie.getValue());
+            }
+        }
+        return named;
     }
 }

@@ -468,29 +468,39 @@ public class ReplicatedSessionManager extends ManagerBase {
     /**
      * Opens the session lookups of {@code request} for the valve (see {@link io.sessionrep.core.RequestLookups}):
      * the ids its session cookies name, and those that Tomcat's tries of its cookies had the cluster asked about
-     * already (lookups left by another request on this thread are dropped).
+     * already (lookups left by another request on this thread are dropped); null when it has no session cookie.
      */
     io.sessionrep.core.RequestLookups openLookups(Request request) {
-        List<String> named = new ArrayList<>();
-        jakarta.servlet.http.Cookie[] cookies = request.getCookies();
-        String cookieName = org.apache.catalina.util.SessionConfig.getSessionCookieName(getContext());
-        if (cookies != null) {
-            for (jakarta.servlet.http.Cookie cookie : cookies) {
-                if (cookieName.equals(cookie.getName())) {
-                    named.add(cookie.getValue());
-                }
-            }
-        }
-        List<String> asked = List.of();
+        List<String> named = sessionCookies(request);
         io.sessionrep.core.RequestLookups parsing = io.sessionrep.core.RequestLookups.current();
+        List<String> asked = List.of();
         if (parsing != null && parsing.lazy()) {
             asked = parsing.asked().stream().filter(id -> named.stream()
                     .anyMatch(value -> ReplicationNode.clusterId(value).equals(id))).toList();
             parsing.close();
         }
+        if (named.isEmpty()) {
+            return null; // no session cookie: at most the one id of the URL, nothing to limit
+        }
         io.sessionrep.core.RequestLookups opened = io.sessionrep.core.RequestLookups.open(named);
         opened.alreadyAsked(asked);
         return opened;
+    }
+
+    /** The values of the request's session cookies, in the order sent. */
+    private List<String> sessionCookies(Request request) {
+        jakarta.servlet.http.Cookie[] cookies = request.getCookies();
+        if (cookies == null) {
+            return List.of();
+        }
+        String cookieName = org.apache.catalina.util.SessionConfig.getSessionCookieName(getContext());
+        List<String> named = new ArrayList<>(2);
+        for (jakarta.servlet.http.Cookie cookie : cookies) {
+            if (cookieName.equals(cookie.getName())) {
+                named.add(cookie.getValue());
+            }
+        }
+        return named;
     }
 
     /** The live copy, under this node's route, of a session just brought here from the cluster. */

@@ -8,6 +8,7 @@ import javax.tools.ToolProvider;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -56,5 +57,30 @@ public final class ClassVersions {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A new instance of {@code className} from {@code loader}: a record from its components in order, any other
+     * class by its no-argument constructor with the fields named in {@code fieldValues} (name, value, ...) set.
+     */
+    public static Object make(ClassLoader loader, String className, Object... fieldValues) throws Exception {
+        Class<?> type = loader.loadClass(className);
+        if (type.isRecord()) {
+            return type.getDeclaredConstructors()[0].newInstance(fieldValues);
+        }
+        Object object = type.getDeclaredConstructor().newInstance();
+        for (int i = 0; i < fieldValues.length; i += 2) {
+            Field f = type.getDeclaredField((String) fieldValues[i]);
+            f.setAccessible(true);
+            f.set(object, fieldValues[i + 1]);
+        }
+        return object;
+    }
+
+    /** The value of {@code object}'s own field {@code name}. */
+    public static Object field(Object object, String name) throws Exception {
+        Field f = object.getClass().getDeclaredField(name);
+        f.setAccessible(true);
+        return f.get(object);
     }
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,20 +95,11 @@ class ClassEvolutionReplicationTest extends SessionReplicatorContract {
     }
 
     private static Object make(ClassLoader build, String className, Object... fields) throws Exception {
-        Class<?> type = build.loadClass("com.example.shop." + className);
-        Object object = type.getDeclaredConstructor().newInstance();
-        for (int i = 0; i < fields.length; i += 2) {
-            Field f = type.getDeclaredField((String) fields[i]);
-            f.setAccessible(true);
-            f.set(object, fields[i + 1]);
-        }
-        return object;
+        return ClassVersions.make(build, "com.example.shop." + className, fields);
     }
 
     private static Object field(Object object, String name) throws Exception {
-        Field f = object.getClass().getDeclaredField(name);
-        f.setAccessible(true);
-        return f.get(object);
+        return ClassVersions.field(object, name);
     }
 
     private TestSession shopSession(ClassLoader build) throws Exception {

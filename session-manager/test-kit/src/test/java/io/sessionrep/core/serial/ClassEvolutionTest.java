@@ -38,17 +38,7 @@ class ClassEvolutionTest {
 
     private record Version(ClassLoader loader, KryoSessionSerializer serializer) {
         Object make(String className, Object... fieldValues) throws Exception {
-            Class<?> type = loader.loadClass("com.example.shop." + className);
-            if (type.isRecord()) {
-                return type.getDeclaredConstructors()[0].newInstance(fieldValues);
-            }
-            Object object = type.getDeclaredConstructor().newInstance();
-            for (int i = 0; i < fieldValues.length; i += 2) {
-                Field f = type.getDeclaredField((String) fieldValues[i]);
-                f.setAccessible(true);
-                f.set(object, fieldValues[i + 1]);
-            }
-            return object;
+            return ClassVersions.make(loader, "com.example.shop." + className, fieldValues);
         }
 
         Object enumConstant(String enumName, String constant) throws Exception {
@@ -62,9 +52,7 @@ class ClassEvolutionTest {
     }
 
     private static Object field(Object object, String name) throws Exception {
-        Field f = object.getClass().getDeclaredField(name);
-        f.setAccessible(true);
-        return f.get(object);
+        return ClassVersions.field(object, name);
     }
 
     private static final String CART_V1 = """
