@@ -40,7 +40,7 @@ import java.util.List;
  *                 SentUpdatesReleasedTest), long enough to outlive young collections and be collected from
  *                 the old generation. At sessions of 500 KiB,
  *                 acknowledging every batch at once gave 1.26x throughput and less than half the GC time
- *                 (perf/results/20261125-ack-ab), but cost 8 % at 1 KiB sessions; 20 ms matched it at
+ *                 (run 20261125-ack-ab, in git history), but cost 8 % at 1 KiB sessions; 20 ms matched it at
  *                 500 KiB and was no worse at 1 KiB (20261125-xmit20-ab), with at most 50 acknowledgements
  *                 a second per peer
  * STABLE          desired_avg_gossip 50s, max_bytes 4M: garbage-collects delivered broadcasts

@@ -11,7 +11,7 @@ import java.util.NoSuchElementException;
  * session it owns ({@link PrimaryEntry}), usually holding one name or none. Counted from the object layout
  * (compressed references), a {@code HashSet} takes about 120 bytes for one name and 64 for none, this 48 and
  * 24; scenario 7 measured the primary's heap per session with this and two other cuts together
- * (perf/results/20261125-memory). Look-ups scan the array: a session has a handful of backups at most. Not
+ * (run 20261125-memory, in git history). Look-ups scan the array: a session has a handful of backups at most. Not
  * thread-safe: the owner synchronizes.
  */
 final class MemberNames extends AbstractSet<String> {

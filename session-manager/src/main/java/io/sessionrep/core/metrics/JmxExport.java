@@ -111,7 +111,7 @@ final class JmxExport {
      * (a short lock and an array store per recording) instead of the exponentially decaying reservoir
      * Micrometer gives them, which inserts into a skip list under a lock on every recording: the request-end
      * timer is recorded once per request, and that reservoir took 1.5 % of a replicating node's CPU in
-     * {@code perf/results/profile-20261125e}.
+     * run {@code profile-20261125e} (in git history).
      */
     private static final class RecentSamples extends MetricRegistry {
         @Override
