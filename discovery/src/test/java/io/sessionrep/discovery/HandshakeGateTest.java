@@ -220,7 +220,7 @@ class HandshakeGateTest {
         assertTrue(failure.getCause().getCause() instanceof SocketException, String.valueOf(failure.getCause()));
         assertTrue(gate.isClosed());
         assertTrue(closedByGate(waiting, 1_000));
-        assertThrows(IOException.class, () -> new Socket(LOOPBACK, gate.getLocalPort()).close(), "the port is closed");
+        assertTrue(portFreeWithin(gate.getLocalPort(), 2_000), "the port is released: binding it again succeeds");
         String prefix = "sessionrep-handshake-";
         String port = "-" + gate.getLocalPort();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
@@ -231,6 +231,25 @@ class HandshakeGateTest {
                     .filter(name -> name.startsWith(prefix) && name.contains(port)).toList();
         } while (!left.isEmpty() && System.nanoTime() < until);
         assertEquals(List.of(), left, "the gate's own threads end with it");
+    }
+
+    /**
+     * Whether {@code port} can be bound again within {@code millis}. Binding, not connecting: a connection to a free
+     * ephemeral port can succeed by itself (a TCP self-connect), a bind cannot while anyone still listens there.
+     */
+    private static boolean portFreeWithin(int port, int millis) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (true) {
+            try (ServerSocket again = new ServerSocket()) {
+                again.bind(new InetSocketAddress(LOOPBACK, port));
+                return true;
+            } catch (IOException stillBound) {
+                if (System.nanoTime() > until) {
+                    return false;
+                }
+                Thread.sleep(20);
+            }
+        }
     }
 
     /** Whether the gate closed {@code s} within {@code millis}: the end of its stream, or a reset. */
