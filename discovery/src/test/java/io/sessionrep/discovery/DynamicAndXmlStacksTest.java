@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** dynamic-discovery=file|dns stacks and the expert's jgroups-config XML (issue #4). */
+/** dynamic-discovery=file|dns stacks and the expert's jgroups-config XML. */
 class DynamicAndXmlStacksTest {
 
     @TempDir

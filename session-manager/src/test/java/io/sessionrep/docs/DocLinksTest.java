@@ -56,7 +56,7 @@ class DocLinksTest {
 
     @Test
     void anchorsAreDerivedAsGithubDoes() {
-        assertEquals("where-12s-targets-stand", anchorOf("Where #12's targets stand"));
+        assertEquals("where-a-10s-figures-stand", anchorOf("Where A #10's figures stand"));
         assertEquals("the-floor-the-least-a-copy-costs-on-this-machine",
                 anchorOf("The floor: the least a copy costs on this machine"));
         assertEquals("in-mvn-verify", anchorOf("In `mvn verify`"));

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Load without session affinity, as a balancer without stickiness sends it, against the test servlet on
  * several nodes. Two shapes:
  * <ul>
- *   <li>{@link #roundRobin}: each client runs the study's journey (initialize, process x N, verify) and
+ *   <li>{@link #roundRobin}: each client runs the sample servlet's journey (initialize, process x N, verify) and
  *       sends every request of its session to the next node in turn. A session is <b>lost</b> when its
  *       verify does not show exactly the number of process requests that were answered 200.</li>
  *   <li>{@link #sharedSession}: several clients share one session, each pinned to its own node, and

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The study's session workload, independent of the Servlet API.
+ * The sample servlet's session workload, independent of the Servlet API.
  *
  * <p>A session holds an {@code Integer} attribute {@value #VERSION} and byte arrays {@code attr-0 ..
  * attr-(n-1)}. The bytes of {@code attr-i} are a pure function of (version, i, length), so a session's whole

@@ -18,7 +18,7 @@ import java.util.Set;
 /** The scenarios of docs/benchmarks.md and how each configuration is started. */
 final class Catalog {
 
-    /** Node JVMs: a heap large enough that GC is no distraction (as in the study), small enough for 8 JVMs. */
+    /** Node JVMs: a heap large enough that GC is no distraction, small enough for 8 JVMs. */
     static final List<String> NODE_JVM_ARGS = List.of("-Xms1g", "-Xmx1g", "-Xmn512m", "-XX:MetaspaceSize=128m", "-XX:+UseSerialGC",
             "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true");
 
@@ -106,7 +106,7 @@ final class Catalog {
         list.add(new Scenario("5b", "High load", "replication off vs async: concurrency sweep (2 nodes)",
                 List.of(jetty("off", "replication off", 2, false, Map.of()),
                         jetty("async", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
-                concurrencySweep(), "threads", "Concurrent users (threads, no think time) with 1x1 KiB sessions, as the study's"
+                concurrencySweep(), "threads", "Concurrent users (threads, no think time) with 1x1 KiB sessions"
                 + " \"High Load Scenarios\".", null));
         boolean tomcatPeers = options.scenarios.stream().anyMatch(id -> List.of("6", "7", "8", "9", "10").contains(id));
         String redisNote = tomcatPeers && redisSkip() != null ? " The Redis peer is left out: " + redisSkip() + "." : "";

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The study's graphs: a metric against state size (or threads), one line per configuration. PNG, drawn
+ * The report's graphs: a metric against state size (or threads), one line per configuration. PNG, drawn
  * headless with XChart.
  */
 final class Charts {

@@ -64,7 +64,7 @@ final class JfrSummary {
     }
 
     /**
-     * Frames looked up by name in every profile (issue #12's suspects): CPU samples and allocated bytes whose stack
+     * Frames looked up by name in every profile: CPU samples and allocated bytes whose stack
      * contains a frame whose shortened name contains the key (inclusive: callees count).
      */
     static final List<String> WATCH = List.of("tomcat.ReplicationValve.invoke", "ReplicatedSessionManager.enterRequestedSession",

@@ -31,7 +31,7 @@ public record Layout(Path root) {
                 + Path.of("").toAbsolutePath() + "; set -D" + ROOT_PROPERTY);
     }
 
-    /** The study's plan. */
+    /** The JMeter plan. */
     public Path plan() {
         return root.resolve("perf/plans/session-study.jmx");
     }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Two "machines" on one host for scenario 4: network namespaces {@value #NS_A} and {@value #NS_B}, each
  * with an app-tier link to the root namespace (where the load driver runs) and one replication link
- * between them, as in the study's setup (a dedicated replication network):
+ * between them, as a dedicated replication network would:
  * <pre>
  *   root  srp-ha0 NET.1/30 ==veth== srp-ha1 NET.2/30  sessionrep-a   (HTTP of node-a)
  *   root  srp-hb0 NET.5/30 ==veth== srp-hb1 NET.6/30  sessionrep-b   (HTTP of node-b)
@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * NET is the first of {@link #CANDIDATES} (198.18.0.0/15 is the range RFC 2544 sets aside for network
  * benchmarks) that no address or route of this host already uses: the addresses exist only on these links.
- * The replication link's two ends get a token-bucket qdisc ({@code tbf}) at the configured rate (the
- * study's 1 Gb replication network); latency is not shaped here (no {@code netem} in this kernel) but
+ * The replication link's two ends get a token-bucket qdisc ({@code tbf}) at the configured rate (1 Gbit/s by
+ * default: a dedicated replication network); latency is not shaped here (no {@code netem} in this kernel) but
  * in the nodes' JGroups stacks (PerfNode {@code --net-delay}). Needs root and iproute2.
  */
 final class Netns implements AutoCloseable {

@@ -21,7 +21,7 @@ import java.util.Map;
 
 /**
  * The scenario runner: for each selected scenario it starts every configuration's nodes, warms each up,
- * then measures every load point A/B/A/B with the study's JMeter plan, discards the first 20 % of each
+ * then measures every load point A/B/A/B with the JMeter plan, discards the first 20 % of each
  * segment's samples, and finally writes {@code perf/results/<run>/report.md}, PNG charts and (under
  * {@code raw/}, not in git) the JMeter dashboards, results files and node logs. Progress goes to stdout.
  */

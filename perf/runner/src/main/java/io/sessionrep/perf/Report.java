@@ -94,11 +94,11 @@ final class Report {
                 + " configuration of a scenario runs at the same time (started once), and each load point is measured"
                 + " configuration after configuration, round after round, so a slow phase of this shared machine hits all"
                 + " of them. Mean, percentiles and throughput are over the steady samples of all rounds (all three"
-                + " request kinds together, as the study averaged its .jtl files); \"mean per round\" shows how much two"
+                + " request kinds together); \"mean per round\" shows how much two"
                 + " rounds of the same configuration differ, which is the noise floor for every ratio below. JMeter"
                 + " records whole milliseconds, so percentiles of 1-2 ms requests are coarse.");
         line(md, "");
-        line(md, "Much shorter than the study (seconds per point instead of 10k-20k iterations per thread), on a 2-core"
+        line(md, "Seconds per load point, on a 2-core"
                 + " machine shared by the load driver, every node, and other work: ratios are more trustworthy than"
                 + " absolute values.");
         line(md, "");
@@ -225,7 +225,7 @@ final class Report {
         v.add(wire(jmh));
         line(md, "## Targets");
         line(md, "");
-        line(md, "Benchmark goals of issues #6, #10 and #12 (recorded here, not asserted by tests). A ratio target is met only if it"
+        line(md, "The benchmark targets (recorded here, not asserted by tests). A ratio target is met only if it"
                 + " holds at every load point of its scenario; the worst point is shown.");
         line(md, "");
         line(md, "| target | goal | measured | verdict |");

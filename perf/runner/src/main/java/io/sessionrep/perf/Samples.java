@@ -12,7 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The samples of one JMeter CSV results file (a segment), in start order, with the study's treatment:
+ * The samples of one JMeter CSV results file (a segment), in start order, treated as follows:
  * the first 20 % of samples are discarded (warm-up, "to get a steady state value").
  */
 final class Samples {

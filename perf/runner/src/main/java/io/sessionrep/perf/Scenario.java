@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * One side-by-side comparison of the study: configurations measured at the same load points, A/B/A/B
+ * One side-by-side comparison: configurations measured at the same load points, A/B/A/B
  * (every point: each configuration once per round, rounds interleaved, so a slow phase of the machine
  * hits every configuration alike).
  *

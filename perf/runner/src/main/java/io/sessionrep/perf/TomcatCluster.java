@@ -28,7 +28,7 @@ final class TomcatCluster implements Target {
 
     static final String CONTEXT = "/session-test";
     static final String PATH = CONTEXT + "/session";
-    /** The heap options of every Tomcat configuration (issue #12: identical flags). */
+    /** The heap options of every Tomcat configuration (identical for every peer). */
     static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx512m");
     /** What catalina.sh adds to every Tomcat 11 JVM (plus the logging and directory properties). */
     private static final List<String> CATALINA_SH_ARGS = List.of(

@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * {@link #free} puts it into an empty slot or drops it, so the pool never holds more than its slots.
  *
  * <p>Why not Kryo's own thread-safe {@code Pool}: it is a {@code LinkedBlockingQueue}, whose locks the
- * request threads contended on every value they serialized; in the Tomcat profile of issue #12
+ * request threads contended on every value they serialized; in a Tomcat profile
  * (run profile-20261125b, in git history) 2.7 % of all CPU samples were the {@code unpark}s of those locks, and
  * each one also woke a parked thread. Here a thread usually finds the object it freed itself in its own slot,
  * with two atomic operations and no lock. Slots are spread a cache line apart so that threads on different

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The discovery options of issue #4: {@code dynamic-discovery} with its {@code discovery-directory} /
+ * The discovery options: {@code dynamic-discovery} with its {@code discovery-directory} /
  * {@code dns-query} / {@code dns-record-type}, and {@code jgroups-config}; each bad value or mix of modes
  * stops with a message naming the option, the value and what is allowed.
  */

@@ -141,7 +141,7 @@ public final class FuzzSeeds {
         return values;
     }
 
-    /** The attacks of issue 11 (bytes, not values: no primary writes them). */
+    /** The deserialization attacks (bytes, not values: no primary writes them). */
     static Map<String, byte[]> attacks() {
         Map<String, byte[]> attacks = new LinkedHashMap<>();
         attacks.put("serial-dos", HostileValues.serialDos(30));

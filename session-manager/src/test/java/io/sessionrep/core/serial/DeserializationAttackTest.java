@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The deserialization attacks of issue 11, each rejected quickly (the timeout is only a guard against a
+ * The deserialization attacks a member could send, each rejected quickly (the timeout is only a guard against a
  * hang) as a checked exception, and followed by a valid value decoding correctly on the same serializer.
  * On the code before this change each one hung, overflowed the stack, allocated gigabytes or, for the
  * last one, made a later valid value fail.

@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * Attribute values an attacker can send, built with an unhardened Kryo 5.6 (references on, no limits)
- * or byte by byte: the deserialization attacks of issue 11. Shared by the attack tests and the fuzzers'
+ * or byte by byte: the deserialization attacks a member could send. Shared by the attack tests and the fuzzers'
  * seeds.
  */
 public final class HostileValues {

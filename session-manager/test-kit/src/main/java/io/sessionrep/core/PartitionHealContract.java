@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Partition and heal (issue 7), run over two networks by subclasses: the in-memory one
+ * Partition and heal, run over two networks by subclasses: the in-memory one
  * ({@code InMemoryPartitionHealTest}: views are split and merged by hand) and real JGroups channels on
  * 127.0.0.1 ({@code JGroupsPartitionHealTest}: DISCARD cuts the traffic between the sides until failure
  * detection splits the view, MERGE3 merges it after the heal).

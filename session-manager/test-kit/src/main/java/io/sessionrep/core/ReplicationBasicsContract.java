@@ -272,7 +272,7 @@ public abstract class ReplicationBasicsContract extends SessionReplicatorContrac
         assertArrayEquals(new byte[] {(byte) 199}, (byte[]) restored.attributes().get("blob"));
     }
 
-    // ------------------------------------------------------------------ issue 3: membership, ownership, triggers
+    // ------------------------------------------------------------------ membership, ownership, triggers
 
     @Test
     void readOnlyRequestsTellBackupsTheLastAccessTimeWithoutAttributeData() {

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What a receiver holds is bounded, whatever its peers send (issue #11, "bounded receivers" and hygiene). */
+/** What a receiver holds is bounded, whatever its peers send. */
 class BoundedReceiversTest {
     private static final Member OWNER = new Member("owner", "m");
 

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The owner of a live session keeps no second serialized copy of it (issue #12: memory): only a digest per
+ * The owner of a live session keeps no second serialized copy of it: only a digest per
  * attribute. Changes are still told apart from reads, and every full copy a backup needs (a new backup after
  * a membership change) is serialized from the live session with the exact values.
  */

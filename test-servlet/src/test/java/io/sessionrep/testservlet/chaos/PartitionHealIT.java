@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import org.junit.jupiter.api.Tag;
 
 /**
- * Chaos: a network partition between node JVMs, and its heal (issue 7). Two network namespaces
+ * Chaos: a network partition between node JVMs, and its heal. Two network namespaces
  * ({@link PartitionNetwork}): node-a in one, node-b and node-c in the other, each reachable over HTTP from
  * the test (root namespace) by an app-tier link of its own, and a separate replication link between them
  * (JGroups binds to it: static discovery, every node lists the other two). Write-quota 1, sync mode with

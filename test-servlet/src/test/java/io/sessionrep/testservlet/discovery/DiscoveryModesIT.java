@@ -18,7 +18,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Each discovery mode with three node JVMs (issue #4): they form one view, a session created on the first
+ * Each discovery mode with three node JVMs: they form one view, a session created on the first
  * node survives its kill -9 (see {@link Scenario#formsOneViewAndSurvivesKill9}). Static discovery is
  * {@link StaticRingIT}'s (four nodes in a ring).
  *

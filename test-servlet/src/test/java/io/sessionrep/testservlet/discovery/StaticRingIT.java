@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * discovery=static as the study recommends it: four node JVMs in a ring, each knowing only one other
+ * discovery=static as the README recommends it: four node JVMs in a ring, each knowing only one other
  * (B lists A, C lists B, D lists C, A lists D), on one set of processes:
  * <ol>
  *   <li>B is not running at start. The others start in the order A, C, D: A's only peer (D) and C's only

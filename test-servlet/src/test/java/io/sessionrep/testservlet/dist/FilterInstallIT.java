@@ -74,7 +74,7 @@ class FilterInstallIT {
     }
 
     /**
-     * Issue #10 with the filter in three Jetty distribution nodes: 5 clients without session affinity for
+     * No affinity with the filter in three Jetty distribution nodes: 5 clients without session affinity for
      * 20 s, then one session shared by one client per node. Every verify shows exactly the process requests
      * answered 200.
      */

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * End to end in the real product: the official Tomcat 11 distribution (unpacked from Maven Central by the
- * build), our drop-in jar in {@code lib/}, the study's test WAR, each node a separate Tomcat process with
+ * build), our drop-in jar in {@code lib/}, the sample test WAR, each node a separate Tomcat process with
  * its own {@code CATALINA_BASE}, configured as {@code docs/install-tomcat.md} section 3 tells a user: the
  * {@code <Manager>} elements are read from that document (only their ports are replaced by free ones, as
  * are the HTTP ports in {@code server.xml}). Processes are started with {@code java} and Tomcat's

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The test-servlet node (NodeLauncher's {@link NodeServer}: embedded Jetty, the study's servlet, our
+ * The test-servlet node (NodeLauncher's {@link NodeServer}: embedded Jetty, the sample servlet, our
  * replicated sessions) with two measurement-only additions that NodeLauncher does not have:
  * <ul>
  *   <li>{@code --http-host=ADDR}: HTTP on that address instead of 127.0.0.1, so a node inside a network
