@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class NonStickyIT {
-    static final Duration LOAD = Duration.ofSeconds(Long.getLong("sessionrep.nonsticky.seconds", 20));
+    static final Duration LOAD = Duration.ofSeconds(Long.getLong("sessionrep.nonsticky.seconds", 12));
 
     private LocalCluster cluster;
 
