@@ -262,9 +262,10 @@ class SyncLaneTest {
 
 
     @Test
-    void aNodeWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
+    void aNodeWithTheLaneOffHasNoLaneAndTheRequestTakesTheChannel() throws Exception {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.dataLane(false));
         assertEquals(0, p.b().dataLanePort());
-        assertNull(p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, TIMEOUT));
+        assertArrayEquals(new byte[]{1}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, TIMEOUT));
+        assertEquals(0, p.a().counters().laneExchanges());
     }
 }
