@@ -29,13 +29,13 @@ public enum TomcatSetup {
     /** Ours with {@code replicationMode="sync"}. */
     OURS_SYNC("tc-ours-sync", "sessionrep sync, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /**
-     * Ours sync with {@code dataLane="false"}: each request end's update written into the JGroups connection by the
-     * request thread (only run when asked for by {@code --configs}).
+     * Ours sync with {@code dataLane="false"}: every update over the JGroups channel (only run when asked for by
+     * {@code --configs}).
      */
     OURS_SYNC_CHANNEL("tc-ours-sync-channel", "sessionrep sync over the channel only (dataLane=false), write-quota 1 (Tomcat)",
             true, "JSESSIONID"),
     /**
-     * Ours async with {@code dataLane="false"}: each batch one channel message per backup (only run when asked for by
+     * Ours async with {@code dataLane="false"}: every update over the JGroups channel (only run when asked for by
      * {@code --configs}).
      */
     OURS_ASYNC_CHANNEL_ONLY("tc-ours-async-channel-only", "sessionrep async over the channel only (dataLane=false),"

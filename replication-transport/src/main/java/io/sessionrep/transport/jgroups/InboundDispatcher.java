@@ -76,12 +76,11 @@ final class InboundDispatcher implements Receiver {
             // one-way messages, requests and barriers are what the sender's OutboundQueues count: each one's position
             // is taken as handled once the core is done with it (or it was dropped), for the data lane (HandledPositions)
             case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> {
-                deliver(senderOf(source), frame.payload());
+                deliver(senderOf(source), frame);
                 handled(source, frame);
             }, () -> handled(source, frame));
-            case ONE_WAYS -> deliverAll(source, frame);
             case REQUEST -> newcomers.deliver(source, frame.payload().length, () -> {
-                answer(source, frame, message.isFlagSet(Message.Flag.DONT_BUNDLE));
+                answer(source, frame);
                 handled(source, frame);
             }, () -> handled(source, frame));
             case REPLY -> pending.complete(frame.correlationId(), source, frame.payload());
@@ -91,29 +90,6 @@ final class InboundDispatcher implements Receiver {
                 handled(source, frame);
             }
         }
-    }
-
-    /** The messages of a {@link Kind#ONE_WAYS} frame, each handed to the core in order, as one-way frames would be. */
-    private void deliverAll(Address source, Frame frame) {
-        java.util.List<byte[]> messages;
-        try {
-            messages = WireFormat.readOneWays(frame.payload());
-        } catch (MalformedFrameException e) {
-            counters.malformedFrame();
-            if (malformedWarning.due()) {
-                LOG.log(System.Logger.Level.WARNING, "dropped a message from {0}: {1} (logged at most once a minute;"
-                        + " each one counted in sessionrep.transport.refused'{'reason=malformed-frame'}')", source, e.getMessage());
-            }
-            handled(source, frame);
-            return;
-        }
-        newcomers.deliver(source, frame.payload().length, () -> {
-            Member sender = senderOf(source);
-            for (byte[] m : messages) {
-                deliver(sender, m);
-            }
-            handled(source, frame);
-        }, () -> handled(source, frame));
     }
 
     private void handled(Address source, Frame frame) {
@@ -135,22 +111,16 @@ final class InboundDispatcher implements Receiver {
         }
     }
 
-    private void deliver(Member sender, byte[] payload) {
-        counters.received(payload.length);
+    private void deliver(Member sender, Frame frame) {
+        counters.received(frame.payload().length);
         try {
-            receiver.onMessage(sender, payload);
+            receiver.onMessage(sender, frame.payload());
         } catch (RuntimeException e) {
             receiverFailed(sender, e);
         }
     }
 
-    /**
-     * Answers a request; {@code direct}: the request came written by its sender's calling thread (a sync update, see
-     * {@code JGroupsTransport#requestOnCallerThread}), and the reply is written by this thread too, not queued for
-     * the bundler's sender thread. This is a pool thread, never the one that reads the connection: a reader blocked
-     * writing to a member that is itself blocked writing here would stop both.
-     */
-    private void answer(Address source, Frame frame, boolean direct) {
+    private void answer(Address source, Frame frame) {
         Member sender = senderOf(source);
         counters.received(frame.payload().length);
         byte[] reply;
@@ -169,11 +139,7 @@ final class InboundDispatcher implements Receiver {
                 ? WireFormat.message(source, Kind.REPLY, frame.correlationId(), reply)
                 : WireFormat.failure(source, frame.correlationId(), failure);
         try {
-            out.setFlag(Message.Flag.OOB, Message.Flag.NO_FC);
-            if (direct) {
-                out.setFlag(Message.Flag.DONT_BUNDLE);
-            }
-            channel.send(out);
+            channel.send(out.setFlag(Message.Flag.OOB, Message.Flag.NO_FC));
             if (failure == null) {
                 counters.replySent();
             }

@@ -115,8 +115,6 @@ public final class JGroupsTransport implements ReplicationTransport {
      * over the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
      */
     static final Duration ONE_WAYS_TIMEOUT = Duration.ofSeconds(1);
-    /** At most this many bytes of one-way messages go into one {@link Kind#ONE_WAYS} frame over the channel. */
-    static final int MAX_ONE_WAYS_BYTES = 256 * 1024;
 
     private JChannel channel;
     private MessageReceiver receiver;
@@ -262,11 +260,6 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     private CompletableFuture<byte[]> request(Member target, Kind kind, byte[] message, Duration timeout) {
-        return request(target, kind, message, timeout, false);
-    }
-
-    /** {@code direct}: written by the calling thread when the queue to {@code target} is idle (see requestOverChannel). */
-    private CompletableFuture<byte[]> request(Member target, Kind kind, byte[] message, Duration timeout, boolean direct) {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(timeout, "timeout");
@@ -290,11 +283,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             pending.failTargetLeft(id);
             return registration.future();
         }
-        Message frame = WireFormat.message(address, kind, id, message);
-        if (direct) {
-            frame.setFlag(Message.Flag.DONT_BUNDLE);
-        }
-        String refused = outbound.offer(new Outgoing(frame, message.length,
+        String refused = outbound.offer(new Outgoing(WireFormat.message(address, kind, id, message), message.length,
                 reason -> pending.fail(id, "request to " + target + " not sent: " + reason)));
         if (refused != null) {
             warnRefused(target, refused);
@@ -304,19 +293,19 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /**
-     * Each member's messages together: with {@code async-lane}, over the lane when this node and the member both have
-     * one and nothing else to that member is waiting to be sent (the async sender's batches: written on the calling
-     * thread into that member's {@link OneWayPipe}, without waiting for the member to handle them; a frame not answered
-     * within {@link #ONE_WAYS_TIMEOUT} goes over the channel); otherwise over the channel in one
-     * {@link Kind#ONE_WAYS} frame (at most {@link #MAX_ONE_WAYS_BYTES} of messages each) when the member reads those,
-     * one frame per message when it does not. Order per member is kept either way ({@link OutboundQueues#sendOver}).
+     * With {@code async-lane}: each member's messages together over the lane when this node and the member both have one and nothing else
+     * to that member is waiting to be sent (the async sender's batches: written on the calling thread into that
+     * member's {@link OneWayPipe}, without waiting for the member to handle them; a frame not answered within
+     * {@link #ONE_WAYS_TIMEOUT} goes over the channel); otherwise, and for what the lane does not take, as
+     * {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
      */
     @Override
     public void sendAll(List<Outbound> messages) {
-        if (messages.isEmpty()) {
+        LaneClient client = config.asyncLane() ? laneClient : null;
+        if (client == null || messages.isEmpty()) {
+            ReplicationTransport.super.sendAll(messages);
             return;
         }
-        LaneClient client = config.asyncLane() ? laneClient : null;
         Map<Member, List<byte[]>> byTarget = new LinkedHashMap<>();
         for (Outbound m : messages) {
             byTarget.computeIfAbsent(m.target(), t -> new ArrayList<>()).add(m.message());
@@ -326,9 +315,9 @@ public final class JGroupsTransport implements ReplicationTransport {
 
     private void sendAll(LaneClient client, Member target, List<byte[]> messages) {
         Address address = running ? membership.addressOf(target) : null;
-        LaneClient.Endpoint endpoint = address == null || client == null ? null : laneEndpoint(address);
+        LaneClient.Endpoint endpoint = address == null ? null : laneEndpoint(address);
         if (endpoint == null || endpoint.socket() == null) {
-            sendOverChannel(target, address, messages);
+            messages.forEach(m -> send(target, m));
             return;
         }
         List<Outgoing> batch = new ArrayList<>(messages.size());
@@ -340,31 +329,6 @@ public final class JGroupsTransport implements ReplicationTransport {
                 onFailure -> client.openPipe(endpoint, self, ONE_WAYS_TIMEOUT, onFailure))) {
             batch.forEach(o -> enqueue(target, o.message()));
         }
-    }
-
-    /** {@code messages} to {@code target} over the channel, several in a frame when it reads {@link Kind#ONE_WAYS}. */
-    private void sendOverChannel(Member target, Address address, List<byte[]> messages) {
-        if (address == null || messages.size() == 1 || !NodeIdentity.readsOneWays(address)) {
-            messages.forEach(m -> send(target, m));
-            return;
-        }
-        List<byte[]> frame = new ArrayList<>();
-        long frameBytes = 0;
-        for (byte[] m : messages) {
-            if (!frame.isEmpty() && frameBytes + Integer.BYTES + m.length > MAX_ONE_WAYS_BYTES) {
-                enqueueOneWays(target, address, frame);
-                frame = new ArrayList<>();
-                frameBytes = 0;
-            }
-            frame.add(m);
-            frameBytes += Integer.BYTES + m.length;
-        }
-        enqueueOneWays(target, address, frame);
-    }
-
-    private void enqueueOneWays(Member target, Address address, List<byte[]> frame) {
-        enqueue(target, frame.size() == 1 ? WireFormat.message(address, Kind.ONE_WAY, 0, frame.get(0))
-                : WireFormat.message(address, Kind.ONE_WAYS, 0, WireFormat.oneWays(frame)));
     }
 
     /** Where {@code address}'s lane listens (socket null: it has none); null while its physical address is unknown. */
@@ -380,8 +344,8 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /**
-     * Over the data lane when this node and {@code target} both have one ({@link LaneClient}); otherwise over the
-     * channel, written by this thread ({@link #requestOverChannel}). Null when {@code target} is not a member.
+     * Over the data lane when this node and {@code target} both have one ({@link LaneClient}); null otherwise.
+     * The target handles it once it has handled every channel message this node handed over for it before.
      */
     @Override
     public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
@@ -389,7 +353,7 @@ public final class JGroupsTransport implements ReplicationTransport {
         LaneClient client = laneClient;
         LaneClient.Endpoint lane = client == null ? null : laneTo(target);
         if (lane == null) {
-            return requestOverChannel(target, message, timeout, noLongerNeeded);
+            return null;
         }
         byte[] reply = client.exchange(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout,
                 noLongerNeeded);
@@ -398,55 +362,6 @@ public final class JGroupsTransport implements ReplicationTransport {
             counters.replyReceived();
         }
         return reply;
-    }
-
-    /**
-     * A request over the channel that this thread writes into the connection itself when nothing to {@code target}
-     * waits in its outbound queue ({@link Message.Flag#DONT_BUNDLE}: see {@code StopAwareBundler}), and whose reply
-     * it waits for; the target answers it the same way, from the thread that handled it. UNICAST3 keeps it in order
-     * with everything sent to {@code target} before (it may overtake those still in the bundler on the wire, not in
-     * delivery), and re-sends it while the connection is down. Null when {@code target} is not a member (nothing sent).
-     */
-    private byte[] requestOverChannel(Member target, byte[] message, Duration timeout,
-                                      java.util.concurrent.CompletionStage<?> noLongerNeeded) throws TimeoutException {
-        if (!running || membership.addressOf(target) == null) {
-            return null;
-        }
-        CompletableFuture<byte[]> reply = request(target, Kind.REQUEST, message, timeout, true);
-        if (noLongerNeeded != null) {
-            noLongerNeeded.whenComplete((done, failure) -> {
-                if (!reply.isDone()) {
-                    giveUpLater(reply);
-                }
-            });
-        }
-        try {
-            return reply.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TransportException("interrupted while waiting for the reply of " + target);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof TimeoutException timedOut) {
-                throw timedOut;
-            }
-            throw e.getCause() instanceof TransportException failed ? failed
-                    : new TransportException("request to " + target + " failed: " + e.getCause(), e.getCause());
-        } catch (java.util.concurrent.CancellationException e) {
-            throw new TransportException("request to " + target + " was cancelled");
-        }
-    }
-
-    /** Ends a channel request whose reply is no longer needed, a short grace from now, unless it comes meanwhile. */
-    private void giveUpLater(CompletableFuture<byte[]> reply) {
-        try {
-            timeoutThread.schedule(() -> {
-                if (reply.completeExceptionally(new TimeoutException("reply no longer needed"))) {
-                    counters.laneExchangeGivenUp();
-                }
-            }, LaneClient.NO_LONGER_NEEDED_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            reply.completeExceptionally(new TimeoutException("the transport is closing"));
-        }
     }
 
     /** Over the data lane as {@link #requestOnCallerThread}; false when this node or {@code target} has none. */

@@ -20,8 +20,6 @@ final class NodeIdentity implements AddressGenerator {
     static final String MACHINE_KEY = "sessionrep.machine-id";
     /** The port of the node's data lane ({@link LaneServer}), when it has one. */
     static final String LANE_PORT_KEY = "sessionrep.lane-port";
-    /** Present when the node reads frames of several one-way messages ({@link WireFormat.Kind#ONE_WAYS}). */
-    static final String ONE_WAYS_KEY = "sessionrep.one-ways";
     /** The wire protocols the node reads ({@link ProtocolRange#toString}); absent on nodes that read only 2. */
     static final String PROTOCOLS_KEY = "sessionrep.protocols";
     /** Machine id shown for an address that does not carry one (not a sessionrep node). */
@@ -52,8 +50,7 @@ final class NodeIdentity implements AddressGenerator {
         ExtendedUUID address = ExtendedUUID.randomUUID(logicalName)
                 .put(NAME_KEY, local.name().getBytes(StandardCharsets.UTF_8))
                 .put(MACHINE_KEY, local.machineId().getBytes(StandardCharsets.UTF_8))
-                .put(PROTOCOLS_KEY, protocols.toString().getBytes(StandardCharsets.US_ASCII))
-                .put(ONE_WAYS_KEY, new byte[]{1});
+                .put(PROTOCOLS_KEY, protocols.toString().getBytes(StandardCharsets.US_ASCII));
         if (lanePort > 0) {
             address.put(LANE_PORT_KEY, String.valueOf(lanePort).getBytes(StandardCharsets.US_ASCII));
         }
@@ -74,11 +71,6 @@ final class NodeIdentity implements AddressGenerator {
             }
         }
         return 0;
-    }
-
-    /** Whether {@code address} says its node reads {@link WireFormat.Kind#ONE_WAYS} frames. */
-    static boolean readsOneWays(Address address) {
-        return address instanceof ExtendedUUID uuid && uuid.get(ONE_WAYS_KEY) != null;
     }
 
     /** The wire protocols {@code address} states it reads; {@link ProtocolRange#UNSTATED} when none (or unreadable). */

@@ -9,11 +9,8 @@ import org.jgroups.conf.ClassConfigurator;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -22,9 +19,7 @@ import java.util.function.Supplier;
  * <pre>
  * version    format version ({@value #VERSION})
  * kind       0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none), 4 barrier (a
- *            request the receiving transport answers itself, once it has delivered everything sent before it),
- *            5 one-ways (several one-way messages to one member in one frame, see {@link #oneWays}; sent only to
- *            members whose address says they read it)
+ *            request the receiving transport answers itself, once it has delivered everything sent before it)
  * id         correlation id (0 for one-way messages)
  * position   for one-way messages, requests and barriers: the message's {@link ChannelPosition} in its sender's
  *            stream to this node, set as it is handed to the channel (0 for replies)
@@ -57,7 +52,7 @@ final class WireFormat {
     }
 
     enum Kind {
-        ONE_WAY, REQUEST, REPLY, FAILURE, BARRIER, ONE_WAYS;
+        ONE_WAY, REQUEST, REPLY, FAILURE, BARRIER;
 
         private static final Kind[] BY_CODE = values();
     }
@@ -87,42 +82,6 @@ final class WireFormat {
     /** Sets the {@link ChannelPosition} of a message made by {@link #message}, as it is handed to the channel. */
     static void placeAt(Message message, long position) {
         ((FrameHeader) message.getHeader(HEADER_ID)).position = position;
-    }
-
-    /**
-     * The payload of a {@link Kind#ONE_WAYS} frame: each message as its length (4 bytes, big-endian) and its bytes, in
-     * order.
-     */
-    static byte[] oneWays(List<byte[]> messages) {
-        int length = 0;
-        for (byte[] m : messages) {
-            length += Integer.BYTES + m.length;
-        }
-        ByteBuffer out = ByteBuffer.allocate(length);
-        for (byte[] m : messages) {
-            out.putInt(m.length).put(m);
-        }
-        return out.array();
-    }
-
-    /** The messages of a {@link Kind#ONE_WAYS} payload, in order. */
-    static List<byte[]> readOneWays(byte[] payload) throws MalformedFrameException {
-        ByteBuffer in = ByteBuffer.wrap(payload);
-        List<byte[]> messages = new ArrayList<>();
-        while (in.hasRemaining()) {
-            if (in.remaining() < Integer.BYTES) {
-                throw new MalformedFrameException("one-ways frame cut inside a length");
-            }
-            int length = in.getInt();
-            if (length < 0 || length > in.remaining()) {
-                throw new MalformedFrameException("one-ways frame announces " + length + " bytes, " + in.remaining()
-                        + " follow");
-            }
-            byte[] m = new byte[length];
-            in.get(m);
-            messages.add(m);
-        }
-        return messages;
     }
 
     static Message failure(Address destination, long correlationId, String reason) {
