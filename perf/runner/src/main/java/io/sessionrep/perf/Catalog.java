@@ -113,7 +113,8 @@ final class Catalog {
         String container = "Tomcat configurations as in the section \"Tomcat configurations\" above." + redisNote;
         List<Config> tomcats = new ArrayList<>();
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_ASYNC_CHANNEL,
-                TomcatSetup.OURS_ASYNC_KEY, TomcatSetup.OURS_ASYNC_TLS, TomcatSetup.OURS_SYNC, TomcatSetup.DELTA,
+                TomcatSetup.OURS_ASYNC_CHANNEL_ONLY, TomcatSetup.OURS_ASYNC_KEY, TomcatSetup.OURS_ASYNC_TLS, TomcatSetup.OURS_SYNC,
+                TomcatSetup.OURS_SYNC_CHANNEL, TomcatSetup.DELTA,
                 TomcatSetup.BACKUP, TomcatSetup.REDIS, TomcatSetup.FLOOR_ASYNC, TomcatSetup.FLOOR_SYNC))) {
             boolean asked = options.configs.contains(setup.id());
             if ((!options.configs.isEmpty() || setup.onlyWhenAsked()) && !asked) {

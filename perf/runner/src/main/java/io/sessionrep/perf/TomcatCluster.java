@@ -140,11 +140,13 @@ final class TomcatCluster implements Target {
                     + " TcpPingInterceptor, TcpFailureDetector, MessageDispatchInterceptor, ReplicationValve, JvmRouteBinderValve,"
                     + " ClusterSessionListener) with static membership on 127.0.0.1 instead of multicast, manager "
                     + (setup == TomcatSetup.DELTA ? "DeltaManager (defaults: asynchronous sends)" : "BackupManager (defaults: synchronous acknowledgement)");
-            case OURS_ASYNC, OURS_SYNC, OURS_ASYNC_CHANNEL, OURS_ASYNC_KEY, OURS_ASYNC_TLS -> "docs/install-tomcat.md:"
+            case OURS_ASYNC, OURS_SYNC, OURS_ASYNC_CHANNEL, OURS_SYNC_CHANNEL, OURS_ASYNC_CHANNEL_ONLY, OURS_ASYNC_KEY,
+                 OURS_ASYNC_TLS -> "docs/install-tomcat.md:"
                     + " sessionrep-tomcat.jar in `lib/`, the `<Manager>` of section 3"
                     + " (read from the document; ports replaced, peers = the other nodes"
-                    + (setup == TomcatSetup.OURS_SYNC ? ", `replicationMode=\"sync\"`" : ", `replicationMode` left out: async")
+                    + (setup.sync() ? ", `replicationMode=\"sync\"`" : ", `replicationMode` left out: async")
                     + (setup == TomcatSetup.OURS_ASYNC_CHANNEL ? ", `asyncLane=\"false\"` added" : "")
+                    + (setup.channelOnly() ? ", `dataLane=\"false\"` added" : "")
                     + (setup == TomcatSetup.OURS_ASYNC_KEY ? ", `clusterKey=\"file:...\"` added (32 random bytes, base64, made"
                     + " for the run): every channel and lane frame sealed" : "")
                     + (setup == TomcatSetup.OURS_ASYNC_TLS ? ", `tlsKeystore`, `tlsTruststore` and their passwords added (one"
@@ -218,11 +220,14 @@ final class TomcatCluster implements Target {
         }
         String context = block.replaceFirst("bindPort=\"\\d+\"", "bindPort=\"" + replication[index] + "\"")
                 .replaceFirst("peers=\"[^\"]*\"", "peers=\"" + peers + "\"");
-        if (setup != TomcatSetup.OURS_SYNC) {
+        if (!setup.sync()) {
             context = context.replaceFirst("\\s*replicationMode=\"sync\"", "");
         }
         if (setup == TomcatSetup.OURS_ASYNC_CHANNEL) {
             context = withAttributes(context, "asyncLane=\"false\"");
+        }
+        if (setup.channelOnly()) {
+            context = withAttributes(context, "dataLane=\"false\"");
         }
         if (setup.secured()) {
             if (secrets == null) {
@@ -231,7 +236,7 @@ final class TomcatCluster implements Target {
             context = withAttributes(context, secrets.managerAttributes());
         }
         if (!context.contains("ReplicatedSessionManager") || context.contains("7800") || context.contains("7801")
-                || (setup == TomcatSetup.OURS_SYNC) != context.contains("replicationMode=\"sync\"")) {
+                || setup.sync() != context.contains("replicationMode=\"sync\"")) {
             throw new IllegalStateException("docs/install-tomcat.md's Manager block changed: cannot adapt it:\n" + block);
         }
         return context;

@@ -28,6 +28,18 @@ public enum TomcatSetup {
     OURS_ASYNC_TLS("tc-ours-async-tls", "sessionrep async with mutual TLS, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /** Ours with {@code replicationMode="sync"}. */
     OURS_SYNC("tc-ours-sync", "sessionrep sync, write-quota 1 (Tomcat)", true, "JSESSIONID"),
+    /**
+     * Ours sync with {@code dataLane="false"}: every update over the JGroups channel (only run when asked for by
+     * {@code --configs}).
+     */
+    OURS_SYNC_CHANNEL("tc-ours-sync-channel", "sessionrep sync over the channel only (dataLane=false), write-quota 1 (Tomcat)",
+            true, "JSESSIONID"),
+    /**
+     * Ours async with {@code dataLane="false"}: every update over the JGroups channel (only run when asked for by
+     * {@code --configs}).
+     */
+    OURS_ASYNC_CHANNEL_ONLY("tc-ours-async-channel-only", "sessionrep async over the channel only (dataLane=false),"
+            + " write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /** Spring Session with Redis (Lettuce) as a filter in the WAR, one local {@code redis-server}. */
     REDIS("tc-redis", "Spring Session + Redis (Tomcat)", true, "SESSION"),
     /**
@@ -76,7 +88,17 @@ public enum TomcatSetup {
     }
 
     boolean ours() {
-        return this == OURS_ASYNC || this == OURS_SYNC || this == OURS_ASYNC_CHANNEL || secured();
+        return this == OURS_ASYNC || this == OURS_SYNC || this == OURS_ASYNC_CHANNEL || channelOnly() || secured();
+    }
+
+    /** Ours with {@code dataLane="false"}: every update over the JGroups channel. */
+    boolean channelOnly() {
+        return this == OURS_SYNC_CHANNEL || this == OURS_ASYNC_CHANNEL_ONLY;
+    }
+
+    /** Ours in sync mode. */
+    boolean sync() {
+        return this == OURS_SYNC || this == OURS_SYNC_CHANNEL;
     }
 
     /** Ours with a cluster key or TLS: {@link NodeSecrets} made for the cluster. */
@@ -86,7 +108,7 @@ public enum TomcatSetup {
 
     /** Run only when {@code --configs} names it (variants of ours async measured for one question). */
     boolean onlyWhenAsked() {
-        return this == OURS_ASYNC_CHANNEL || secured();
+        return this == OURS_ASYNC_CHANNEL || channelOnly() || secured();
     }
 
     /** perf-floor's filter in the WAR ({@link Wars#floor}). */

@@ -94,6 +94,12 @@ class TomcatSetupFilesTest {
         String channel = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_CHANNEL, 0, ports, null);
         assertTrue(channel.contains("ReplicatedSessionManager\" asyncLane=\"false\""), channel);
         assertFalse(channel.contains("replicationMode"), channel);
+        String syncChannelOnly = TomcatCluster.oursContext(layout, TomcatSetup.OURS_SYNC_CHANNEL, 0, ports, null);
+        assertTrue(syncChannelOnly.contains("ReplicatedSessionManager\" dataLane=\"false\""), syncChannelOnly);
+        assertTrue(syncChannelOnly.contains("replicationMode=\"sync\""), syncChannelOnly);
+        String asyncChannelOnly = TomcatCluster.oursContext(layout, TomcatSetup.OURS_ASYNC_CHANNEL_ONLY, 0, ports, null);
+        assertTrue(asyncChannelOnly.contains("ReplicatedSessionManager\" dataLane=\"false\""), asyncChannelOnly);
+        assertFalse(asyncChannelOnly.contains("replicationMode"), asyncChannelOnly);
     }
 
     @Test
