@@ -124,9 +124,9 @@ class WireCodecTest {
     void unknownVersionAndTruncationAreRejected() {
         byte[] good = WireCodec.encode(new Message.Update(DELTA, false));
         byte[] otherVersion = good.clone();
-        otherVersion[1] = 4; // a protocol of a later build
+        otherVersion[1] = (byte) (WireCodec.CURRENT + 1); // a protocol of a later build
         MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
-        assertTrue(e.getMessage().contains("version 4"));
+        assertTrue(e.getMessage().contains("version " + (WireCodec.CURRENT + 1)));
         otherVersion[1] = 1; // before values lost Kryo references: their bytes would decode wrong
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
         for (int len = 0; len < good.length; len++) {
