@@ -20,6 +20,9 @@ final class LocalSessionIndex {
     private static final Pattern SHORT_FORM = Pattern.compile("#[0-9a-f]{8}");
     private static final Comparator<Found> NEWEST_FIRST = Comparator.comparingLong(Found::lastAccessedTime).reversed();
 
+    /** The longest principal name a row carries (the operator's look-ups take names as long). */
+    static final int MAX_NAME = 1024;
+
     private final NodeState node;
 
     LocalSessionIndex(NodeState node) {
@@ -71,9 +74,14 @@ final class LocalSessionIndex {
         for (int i = Math.min(query.offset(), kept.size()); i < kept.size(); i++) {
             Found f = kept.get(i);
             rows.add(new Message.AdminRow(wholeIds ? f.id() : LogIds.shortForm(f.id()), f.owner(), f.backups(),
-                    f.sizeBytes(), f.lastAccessedTime(), f.principal() == null ? "" : f.principal()));
+                    f.sizeBytes(), f.lastAccessedTime(), shown(f.principal())));
         }
         return new Message.AdminReply(total[0], rows);
+    }
+
+    /** The principal as a row shows it: at most {@link #MAX_NAME} characters (a reply's strings are bounded). */
+    private static String shown(String principal) {
+        return principal == null ? "" : principal.length() <= MAX_NAME ? principal : principal.substring(0, MAX_NAME);
     }
 
     private static boolean matches(Message.AdminQuery query, Found found) {

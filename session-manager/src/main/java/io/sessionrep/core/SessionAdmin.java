@@ -182,8 +182,8 @@ public final class SessionAdmin {
     }
 
     private static String checkName(String name) {
-        if (name == null || name.isEmpty() || name.length() > 1024) {
-            throw new IllegalArgumentException("a principal name of 1 to 1024 characters");
+        if (name == null || name.isEmpty() || name.length() > LocalSessionIndex.MAX_NAME) {
+            throw new IllegalArgumentException("a principal name of 1 to " + LocalSessionIndex.MAX_NAME + " characters");
         }
         return name;
     }
