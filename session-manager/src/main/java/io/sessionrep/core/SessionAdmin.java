@@ -81,7 +81,9 @@ public final class SessionAdmin {
      * Invalidates the session named by its short form ({@code #1a2b3c4d}, as listed) or its whole id (with or without
      * route suffix), everywhere in the cluster.
      *
-     * @return how many sessions were invalidated (0 or 1), with the members asked to resolve a short form
+     * @return how many sessions were invalidated: for a short form 0 (no member holds it) or 1, with the members
+     *         asked to resolve it; for a whole id always 1 (sent to every member without asking first, whether one
+     *         held it or not)
      * @throws IllegalArgumentException a short form that names more than one session (give the whole id)
      */
     public ClusterAnswer<Integer> invalidate(String session) {
