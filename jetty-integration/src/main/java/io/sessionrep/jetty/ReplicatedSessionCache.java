@@ -92,6 +92,53 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
         }
     }
 
+    /**
+     * The sessions this cache holds live, for the operator's {@link io.sessionrep.core.SessionAdmin}: invalidated as
+     * Jetty invalidates a session (in the context's scope: listeners run, and every copy in the cluster goes).
+     */
+    public io.sessionrep.core.LiveSessions liveSessions() {
+        return new io.sessionrep.core.LiveSessions() {
+            @Override
+            public boolean invalidate(String clusterId) {
+                ManagedSession session = doGet(clusterId);
+                if (session == null || !session.isValid()) {
+                    return false;
+                }
+                inContext(session::invalidate);
+                return true;
+            }
+
+            @Override
+            public boolean setPrincipal(String clusterId, String name) {
+                ManagedSession session = doGet(clusterId);
+                if (session == null || !session.isValid()) {
+                    return false;
+                }
+                if (name == null) {
+                    inContext(() -> session.removeAttribute(io.sessionrep.core.SessionPrincipals.ATTRIBUTE));
+                } else if (!name.equals(session.getAttribute(io.sessionrep.core.SessionPrincipals.ATTRIBUTE))) {
+                    inContext(() -> session.setAttribute(io.sessionrep.core.SessionPrincipals.ATTRIBUTE, name));
+                }
+                return true;
+            }
+
+            @Override
+            public Object attribute(String clusterId, String name) {
+                ManagedSession session = doGet(clusterId);
+                return session == null ? null : session.getAttribute(name);
+            }
+        };
+    }
+
+    private void inContext(Runnable action) {
+        Context context = getSessionManager().getContext();
+        if (context != null) {
+            context.run(action);
+        } else {
+            action.run();
+        }
+    }
+
     /** Where the core reports what other nodes did to sessions this cache may hold live. */
     public SessionEvents sessionEvents() {
         return events;

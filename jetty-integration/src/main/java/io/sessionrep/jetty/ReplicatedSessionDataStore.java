@@ -147,6 +147,7 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         starting.idShape(ID_SHAPE); // only ids of the shape Jetty issues are looked up in the cluster
         starting.start(contextPath(), meters, appClassLoader(), replicatedCache.sessionEvents());
         publishReadiness(starting);
+        starting.exportAdmin(replicatedCache.liveSessions());
         node = starting;
         try {
             super.doStart();
@@ -181,6 +182,13 @@ public class ReplicatedSessionDataStore extends AbstractSessionDataStore {
         }
         context.setAttribute(ReplicationNode.READINESS_ATTRIBUTE, started.readinessReasons());
         started.onStop("readiness attribute", () -> context.removeAttribute(ReplicationNode.READINESS_ATTRIBUTE));
+    }
+
+    /** The operator's session operations of the running node (embedded use, tests); null while stopped. */
+    public io.sessionrep.core.SessionAdmin sessionAdmin() {
+        ReplicationNode running = node;
+        return running == null || !(_context.getSessionManager().getSessionCache() instanceof ReplicatedSessionCache cache) ? null
+                : running.admin(cache.liveSessions());
     }
 
     /** The node's readiness now ({@link ReplicationNode#readiness()}); "not started" while stopped. */

@@ -26,13 +26,15 @@ final class IncomingMessages implements MessageReceiver {
     private final HandOver handOver;
     private final Acquisition acquisition;
     private final BackupRefusals refusals;
+    private final LocalSessionIndex sessionIndex;
     private final ReportOnce refusedSenders = ReportOnce.standard();
     /** Malformed messages and failures while handling one: warned at most once a minute, each counted. */
     private final WarningInterval malformedWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
     private final WarningInterval failureWarning = new WarningInterval(java.time.Duration.ofMinutes(1));
 
     IncomingMessages(NodeState node, Rebalancer rebalancer, HandOver handOver, Acquisition acquisition,
-                     BackupRefusals refusals) {
+                     BackupRefusals refusals, LocalSessionIndex sessionIndex) {
+        this.sessionIndex = sessionIndex;
         this.node = node;
         this.rebalancer = rebalancer;
         this.handOver = handOver;
@@ -100,6 +102,13 @@ final class IncomingMessages implements MessageReceiver {
                 node.enqueueFullCopy(m.sessionId(), sender);
             } else if (message instanceof Message.Refused m) {
                 refusals.refused(m.sessionId(), sender);
+            } else if (message instanceof Message.AdminQuery m) {
+                Message.AdminReply reply = sessionIndex.answer(m);
+                if (reply == null) {
+                    node.metrics.rejectedMalformed.increment();
+                    return null;
+                }
+                return WireCodec.encode(reply, WireCodec.ADMIN_SINCE);
             } else {
                 node.metrics.rejectedMalformed.increment(); // replies never arrive here unsolicited
             }

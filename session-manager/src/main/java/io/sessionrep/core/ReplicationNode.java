@@ -235,6 +235,29 @@ public final class ReplicationNode implements AutoCloseable {
         return () -> readiness().reasons();
     }
 
+    /**
+     * The operator's session operations of the running node ({@link SessionAdmin}), acting on the container's live
+     * sessions through {@code live}; null before {@link #start} and after {@link #stop}.
+     */
+    public SessionAdmin admin(LiveSessions live) {
+        SessionReplicator running = replicator;
+        return running == null ? null : running.admin(live);
+    }
+
+    /**
+     * Registers the session admin MBean of the started node ({@link io.sessionrep.core.admin.SessionAdminMBean},
+     * {@code sessionrep:...,type=sessions}) when its meters go to JMX, until it stops; returns the view (the Tomcat
+     * manager's own operations delegate to it). Call after {@link #start}.
+     */
+    public io.sessionrep.core.admin.SessionAdminView exportAdmin(LiveSessions live) {
+        io.sessionrep.core.admin.SessionAdminView view = new io.sessionrep.core.admin.SessionAdminView(() -> admin(live));
+        NodeMeters open = meters;
+        if (open != null) {
+            open.exportAdmin(view);
+        }
+        return view;
+    }
+
     /** Where the node's meters go while started (see {@link NodeMeters#registry()}), else null. */
     public MeterRegistry meterRegistry() {
         NodeMeters open = meters;

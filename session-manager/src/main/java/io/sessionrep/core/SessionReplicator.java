@@ -52,6 +52,7 @@ public final class SessionReplicator implements AutoCloseable {
     private final Acquisition acquisition;
     private final Rebalancer rebalancer;
     private final IncomingMessages incoming;
+    private final LocalSessionIndex sessionIndex;
     private final Touches touches;
     private final SyncInvalidation syncInvalidation;
     private final ReadinessCheck readiness;
@@ -73,7 +74,8 @@ public final class SessionReplicator implements AutoCloseable {
         this.acquisition = new Acquisition(node, takeOver, ownershipTimeouts);
         this.rebalancer = new Rebalancer(node, takeOver, acknowledged);
         this.replication = new RequestEndReplication(node, touches, acknowledged, rebalancer::requestPass);
-        this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition, refusals);
+        this.sessionIndex = new LocalSessionIndex(node);
+        this.incoming = new IncomingMessages(node, rebalancer, handOver, acquisition, refusals, sessionIndex);
         this.readiness = new ReadinessCheck(node, rebalancer);
         this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessionrep-maintenance-" + config.nodeName());
@@ -301,6 +303,14 @@ public final class SessionReplicator implements AutoCloseable {
             return;
         }
         node.transport.broadcast(node.wire.encode(new Message.Invalidate(sessionId)));
+    }
+
+    /**
+     * The operator's view of the cluster's sessions from this node ({@link SessionAdmin}), acting on the live
+     * sessions of this node's container through {@code live}.
+     */
+    public SessionAdmin admin(LiveSessions live) {
+        return new SessionAdmin(node, sessionIndex, this, live);
     }
 
     // ------------------------------------------------------------------ state, for integrations and tests

@@ -1,6 +1,7 @@
 package io.sessionrep.tomcat;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sessionrep.core.LiveSessions;
 import io.sessionrep.core.LogIds;
 import io.sessionrep.core.OwnershipTimeoutException;
 import io.sessionrep.core.ReplicationNode;
@@ -8,6 +9,8 @@ import io.sessionrep.core.RestoredSession;
 import io.sessionrep.core.SessionAccess;
 import io.sessionrep.core.SessionEvents;
 import io.sessionrep.core.SessionIdShape;
+import io.sessionrep.core.SessionPrincipals;
+import io.sessionrep.core.admin.SessionAdminView;
 import io.sessionrep.core.SessionReplicator;
 import io.sessionrep.core.config.ConfigOption;
 import io.sessionrep.core.config.ReplicationConfig;
@@ -171,6 +174,104 @@ public class ReplicatedSessionManager extends ManagerBase {
         return running == null ? "not started" : String.join("; ", running.readiness().reasons());
     }
 
+    // ------------------------------------------------------------------ the operator's session operations (JMX)
+
+    /**
+     * The live sessions of this manager, for the operator's {@link io.sessionrep.core.SessionAdmin}: invalidated as
+     * Tomcat expires a session ({@code expire()}: listeners run, and every copy in the cluster goes).
+     */
+    private final LiveSessions liveSessions = new LiveSessions() {
+        @Override
+        public boolean invalidate(String clusterId) {
+            Session session = liveSession(clusterId);
+            if (session == null) {
+                return false;
+            }
+            session.expire();
+            return true;
+        }
+
+        @Override
+        public boolean setPrincipal(String clusterId, String name) {
+            Session session = liveSession(clusterId);
+            if (session == null) {
+                return false;
+            }
+            SessionPrincipals.set(session.getSession(), name);
+            return true;
+        }
+
+        @Override
+        public Object attribute(String clusterId, String name) {
+            return liveSession(clusterId) instanceof ReplicatedSession session ? session.snapshot().attribute(name) : null;
+        }
+    };
+    /** The operations of the node's session admin MBean, which this manager's MBean offers too. */
+    private final SessionAdminView adminView = new SessionAdminView(() -> {
+        ReplicationNode running = node;
+        return running == null ? null : running.admin(liveSessions);
+    });
+
+    private Session liveSession(String clusterId) {
+        ReplicationConfig running = config;
+        return running == null ? null : sessions.get(ReplicationNode.withRoute(clusterId, running.nodeName()));
+    }
+
+    /**
+     * Operation {@code listSessionIds}: as Tomcat's, but the ids of the sessions this node owns in their short form
+     * ({@code #1a2b3c4d}, never a whole id), newest access first, at most 1000.
+     */
+    @Override
+    public String listSessionIds() {
+        return adminView.listSessionIds();
+    }
+
+    /** Operation {@code getSessionAttribute}: as Tomcat's, for a session owned here named by short form or whole id. */
+    @Override
+    public String getSessionAttribute(String sessionId, String key) {
+        return adminView.getSessionAttribute(sessionId, key);
+    }
+
+    /**
+     * Operation {@code expireSession}: the session, named by its short form or whole id, is invalidated everywhere in
+     * the cluster (Tomcat's would take it over from the cluster first).
+     */
+    @Override
+    public void expireSession(String sessionId) {
+        adminView.expireSession(sessionId);
+    }
+
+    /** Operation {@code countClusterSessions} ({@link SessionAdminView}). */
+    public String countClusterSessions() {
+        return adminView.countClusterSessions();
+    }
+
+    /** Operation {@code listClusterSessions} ({@link SessionAdminView}). */
+    public String listClusterSessions(int offset, int limit) {
+        return adminView.listClusterSessions(offset, limit);
+    }
+
+    /** Operation {@code findSessionsOfPrincipal} ({@link SessionAdminView}). */
+    public String findSessionsOfPrincipal(String principal) {
+        return adminView.findSessionsOfPrincipal(principal);
+    }
+
+    /** Operation {@code expireClusterSession} ({@link SessionAdminView}). */
+    public String expireClusterSession(String sessionId) {
+        return adminView.expireClusterSession(sessionId);
+    }
+
+    /** Operation {@code expireSessionsOfPrincipal} ({@link SessionAdminView}). */
+    public String expireSessionsOfPrincipal(String principal) {
+        return adminView.expireSessionsOfPrincipal(principal);
+    }
+
+    /** The operator's session operations of the running node (embedded use, tests); null while stopped. */
+    public io.sessionrep.core.SessionAdmin sessionAdmin() {
+        ReplicationNode running = node;
+        return running == null ? null : running.admin(liveSessions);
+    }
+
     /** The node's readiness now ({@link ReplicationNode#readiness()}); "not started" while stopped. */
     public io.sessionrep.core.Readiness readiness() {
         ReplicationNode running = node;
@@ -258,6 +359,7 @@ public class ReplicatedSessionManager extends ManagerBase {
             starting.idShape(idShape()); // only ids of the shape this manager issues are looked up in the cluster
             starting.start(context.getPath(), meters, appClassLoader, events);
             publishReadiness(context, starting);
+            starting.exportAdmin(liveSessions);
             if (valve == null) {
                 // the manager was set on a context that had begun starting: the valve comes after the
                 // context's own valves (an authenticator then brings sessions here before the valve counts
@@ -652,7 +754,31 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
         if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
                 && replicated.consumeAccess()) {
+            recordPrincipal(request, replicated);
             requestEnd(replicated);
+        }
+    }
+
+    /**
+     * Records the request's authenticated principal (else the session's own, which Tomcat's authenticators cache)
+     * in the session ({@link SessionPrincipals}) when it is not the recorded one: a string comparison, no allocation,
+     * on a request that does not change it.
+     */
+    private static void recordPrincipal(Request request, ReplicatedSession session) {
+        java.security.Principal principal = request.getUserPrincipal();
+        if (principal == null) {
+            principal = session.getPrincipal();
+        }
+        if (principal == null) {
+            return;
+        }
+        String name = principal.getName();
+        if (SessionPrincipals.changes(name, session.snapshot().attribute(SessionPrincipals.ATTRIBUTE))) {
+            try {
+                session.setAttribute(SessionPrincipals.ATTRIBUTE, name);
+            } catch (IllegalStateException e) {
+                // invalidated by the request: nothing to record
+            }
         }
     }
 

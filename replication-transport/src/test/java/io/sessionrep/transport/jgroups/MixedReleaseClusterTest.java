@@ -28,11 +28,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A cluster being rolled from one release to the next: nodes "b" and "d" state that they read wire protocol 2 only,
- * as the release before this one does, and read nothing newer (messages of protocol 3 and values with named fields
+ * as the release before this one does, and read nothing newer (messages of protocol 3 or 4 and values with named fields
  * are rejected there, as that release rejects them). The replicator contracts run across the two (replication,
  * fail-over, hand-over and rebalancing in both directions), then what is particular to the mix: values written
- * before a protocol-2 node joined reach it in field order, the cluster writes protocol 3 again once the last such
- * node left, and a node of a release that shares no protocol with the cluster is refused with both ranges named.
+ * before a protocol-2 node joined reach it in field order, the cluster writes its newest protocol again once the last
+ * such node left, a node of a release that shares no protocol with the cluster is refused with both ranges named, and
+ * an operator's cluster-wide query names the previous-release member as not answering, without asking it.
  */
 class MixedReleaseClusterTest {
     private static final Map<String, ProtocolRange> PREVIOUS_RELEASE = Map.of(
@@ -78,7 +79,7 @@ class MixedReleaseClusterTest {
 
         Particulars() {
             super(GrowingStaticCluster.mixed("mixed", Map.of("old", ProtocolRange.UNSTATED,
-                    "later", new ProtocolRange(4, 5))));
+                    "later", new ProtocolRange(5, 6))));
         }
 
         private final UnaryOperator<ReplicationConfig.Builder> shop =
@@ -104,7 +105,7 @@ class MixedReleaseClusterTest {
         }
 
         @Test
-        void aCurrentNodeTakesOverWhatAPreviousReleaseWroteAndTheClusterWritesProtocol3OnceItLeft() {
+        void aCurrentNodeTakesOverWhatAPreviousReleaseWroteAndTheClusterWritesTheNewestProtocolOnceItLeft() {
             SessionReplicator old = node("old", shop);
             SessionReplicator a = node("a", shop);
             TestSession s = newSession("s1").set("cart", new Cart("bob", List.of("lamp", "pen"), 2));
@@ -119,7 +120,7 @@ class MixedReleaseClusterTest {
             TestSession again = new TestSession("s1", clock.millis()).set("cart", new Cart("bob", List.of("lamp"), 1));
             a.requestEnd(again, again.tracker);
             settle(a);
-            assertTrue(sentByA.stream().anyMatch(bytes -> bytes[1] == WireCodec.CURRENT), "protocol 3 again");
+            assertTrue(sentByA.stream().anyMatch(bytes -> bytes[1] == WireCodec.CURRENT), "the newest protocol again");
             stopNode(a);
             assertEquals(new Cart("bob", List.of("lamp"), 1), c.takeOver("s1").orElseThrow().attributes().get("cart"));
         }
@@ -128,9 +129,29 @@ class MixedReleaseClusterTest {
         void aNodeOfAReleaseSharingNoProtocolWithTheClusterIsRefusedAtStartNamingBoth() {
             node("a");
             TransportException refused = assertThrows(TransportException.class, () -> node("later"));
-            assertTrue(refused.getMessage().contains("member a reads wire protocols 2-3 and node later reads 4-5"),
+            assertTrue(refused.getMessage().contains("member a reads wire protocols 2-4 and node later reads 5-6"),
                     refused.getMessage());
             assertTrue(refused.getMessage().contains("does not join cluster"), refused.getMessage());
+        }
+
+        @Test
+        void anOperatorsCountNamesThePreviousReleaseMemberAsNotAnsweringAndCountsTheRest() {
+            SessionReplicator a = node("a");
+            SessionReplicator old = node("old");
+            SessionReplicator c = node("c");
+            for (String id : List.of("s1", "s2", "s3")) {
+                TestSession s = newSession(id).set("k", "v");
+                (id.equals("s3") ? c : a).requestEnd(s, s.tracker);
+            }
+            settle(a);
+            settle(c);
+            double rejectedBefore = old.metrics().rejectedMalformed.count();
+            io.sessionrep.core.ClusterAnswer<Integer> count = a.admin(io.sessionrep.core.LiveSessions.NONE).count();
+            assertEquals(3, count.result(), "a owns two, c one");
+            assertEquals(List.of("a", "c"), count.answered());
+            assertTrue(count.notAnswered().get("old").contains("reads wire protocols 2"), count.notAnswered().toString());
+            assertEquals(rejectedBefore, old.metrics().rejectedMalformed.count(),
+                    "the older member was sent nothing it rejects");
         }
     }
 }

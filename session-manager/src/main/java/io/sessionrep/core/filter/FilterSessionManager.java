@@ -53,6 +53,45 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         this.ids = new SessionIds(random);
     }
 
+    /** The live sessions here, for the operator's {@link io.sessionrep.core.SessionAdmin}. */
+    private final io.sessionrep.core.LiveSessions liveSessions = new io.sessionrep.core.LiveSessions() {
+        @Override
+        public boolean invalidate(String clusterId) {
+            ReplicatedHttpSession session = live.get(clusterId);
+            if (session == null) {
+                return false;
+            }
+            try {
+                session.invalidate();
+            } catch (IllegalStateException e) {
+                // invalidated meanwhile
+            }
+            return true;
+        }
+
+        @Override
+        public boolean setPrincipal(String clusterId, String name) {
+            ReplicatedHttpSession session = live.get(clusterId);
+            if (session == null) {
+                return false;
+            }
+            io.sessionrep.core.SessionPrincipals.set(session, name);
+            return true;
+        }
+
+        @Override
+        public Object attribute(String clusterId, String name) {
+            ReplicatedHttpSession session = live.get(clusterId);
+            return session == null ? null : session.attribute(name);
+        }
+    };
+
+    /** The operator's session operations of the running node (embedded use, tests); null while stopped. */
+    public io.sessionrep.core.SessionAdmin sessionAdmin() {
+        ReplicationNode running = node;
+        return running == null ? null : running.admin(liveSessions);
+    }
+
     /**
      * Joins the cluster over the transport {@code transports} makes (null: the registered provider) and starts
      * the expiry sweep ({@code sweepInterval}; null = none, tests sweep by hand). The meters go to
@@ -65,6 +104,7 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         replicator = starting.start(context.getContextPath(), application, appClassLoader, this, clock);
         // for the readiness endpoint (io.sessionrep.core.health.ReadinessServlet) of this application
         context.setAttribute(ReplicationNode.READINESS_ATTRIBUTE, starting.readinessReasons());
+        starting.exportAdmin(liveSessions);
         starting.onStop("readiness attribute", () -> context.removeAttribute(ReplicationNode.READINESS_ATTRIBUTE));
         if (sweepInterval != null) {
             ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {

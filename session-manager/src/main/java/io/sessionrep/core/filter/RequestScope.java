@@ -199,8 +199,26 @@ final class RequestScope implements AsyncListener {
             sessionsUsed = List.copyOf(used);
             used.clear();
         }
+        java.security.Principal principal = sessionsUsed.isEmpty() ? null : request.getUserPrincipal();
         for (ReplicatedHttpSession session : sessionsUsed) {
+            if (principal != null) {
+                recordPrincipal(session, principal.getName());
+            }
             sessions.requestEnd(session);
+        }
+    }
+
+    /**
+     * The container's authenticated principal, recorded in the session when it is not the recorded one
+     * ({@link io.sessionrep.core.SessionPrincipals}): a string comparison, no allocation, when unchanged.
+     */
+    private static void recordPrincipal(ReplicatedHttpSession session, String name) {
+        if (io.sessionrep.core.SessionPrincipals.changes(name, session.attribute(io.sessionrep.core.SessionPrincipals.ATTRIBUTE))) {
+            try {
+                session.setAttribute(io.sessionrep.core.SessionPrincipals.ATTRIBUTE, name);
+            } catch (IllegalStateException e) {
+                // invalidated by the request: nothing to record
+            }
         }
     }
 

@@ -76,6 +76,12 @@ final class JmxExport {
                 + value(node) + ",type=readiness");
     }
 
+    /** The node's session admin MBean: {@code sessionrep:cluster=..,context=..,node=..,type=sessions}. */
+    static ObjectName adminName(String cluster, String context, String node) {
+        return objectName(DOMAIN + ":cluster=" + value(cluster) + ",context=" + value(context) + ",node="
+                + value(node) + ",type=sessions");
+    }
+
     /** {@code cluster=..,context=..,node=..,name=..[,tag=value...]}: Dropwizard's name for the meter. */
     static String keyProperties(String cluster, String context, Meter.Id id) {
         StringBuilder properties = new StringBuilder()

@@ -7,6 +7,7 @@ import io.micrometer.jmx.JmxMeterRegistry;
 import io.sessionrep.core.Readiness;
 import io.sessionrep.core.config.MetricsExport;
 import io.sessionrep.core.config.ReplicationConfig;
+import io.sessionrep.core.admin.SessionAdminMBean;
 import io.sessionrep.core.health.ReadinessMBean;
 
 import javax.management.JMException;
@@ -40,11 +41,15 @@ public final class NodeMeters implements AutoCloseable {
     /** Where the readiness MBean goes when the meters go to JMX; null otherwise. */
     private final ObjectName readinessName;
     private volatile boolean readinessRegistered;
+    /** Where the session admin MBean goes when the meters go to JMX; null otherwise. */
+    private final ObjectName adminName;
+    private volatile boolean adminRegistered;
 
-    private NodeMeters(MeterRegistry registry, JmxMeterRegistry jmx, ObjectName readinessName) {
+    private NodeMeters(MeterRegistry registry, JmxMeterRegistry jmx, ObjectName readinessName, ObjectName adminName) {
         this.registry = registry;
         this.jmx = jmx;
         this.readinessName = readinessName;
+        this.adminName = adminName;
     }
 
     /**
@@ -56,18 +61,19 @@ public final class NodeMeters implements AutoCloseable {
     public static NodeMeters open(ReplicationConfig config, String contextPath, MeterRegistry application) {
         String context = contextPath == null || contextPath.isEmpty() ? "/" : contextPath;
         if (config.metrics() == MetricsExport.NONE || jmxNamesTaken(config, context)) {
-            return new NodeMeters(application != null ? application : new SimpleMeterRegistry(), null, null);
+            return new NodeMeters(application != null ? application : new SimpleMeterRegistry(), null, null, null);
         }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         JmxMeterRegistry jmx = JmxExport.registry(config.clusterName(), context, server);
         ObjectName readiness = JmxExport.readinessName(config.clusterName(), context, config.nodeName());
+        ObjectName admin = JmxExport.adminName(config.clusterName(), context, config.nodeName());
         if (application == null) {
-            return new NodeMeters(jmx, jmx, readiness);
+            return new NodeMeters(jmx, jmx, readiness, admin);
         }
         CompositeMeterRegistry both = new CompositeMeterRegistry();
         both.add(application);
         both.add(jmx);
-        return new NodeMeters(both, jmx, readiness);
+        return new NodeMeters(both, jmx, readiness, admin);
     }
 
     /**
@@ -127,7 +133,28 @@ public final class NodeMeters implements AutoCloseable {
     }
 
     /**
-     * Unregisters the JMX MBeans, the readiness MBean included (idempotent). The application's registry stays open: it is not ours (and a
+     * With the meters in JMX, registers the node's session operations as the MBean
+     * {@code sessionrep:cluster=..,context=..,node=..,type=sessions} ({@link SessionAdminMBean}); unregistered by
+     * {@link #close()}. Without JMX export nothing.
+     */
+    public void exportAdmin(SessionAdminMBean view) {
+        if (adminName == null) {
+            return;
+        }
+        try {
+            ManagementFactory.getPlatformMBeanServer()
+                    .registerMBean(new StandardMBean(view, SessionAdminMBean.class), adminName);
+            adminRegistered = true;
+        } catch (NotCompliantMBeanException e) {
+            throw new IllegalStateException(e);
+        } catch (JMException e) {
+            LOG.log(System.Logger.Level.WARNING, "metrics=jmx: the session admin MBean " + adminName + " is not"
+                    + " registered: " + e);
+        }
+    }
+
+    /**
+     * Unregisters the JMX MBeans, the readiness and session admin MBeans included (idempotent). The application's registry stays open: it is not ours (and a
      * composite would close it with itself, so the composite is left as it is).
      */
     @Override
@@ -138,6 +165,14 @@ public final class NodeMeters implements AutoCloseable {
                 ManagementFactory.getPlatformMBeanServer().unregisterMBean(readinessName);
             } catch (JMException e) {
                 LOG.log(System.Logger.Level.DEBUG, "readiness MBean " + readinessName + " was gone already: " + e);
+            }
+        }
+        if (adminRegistered) {
+            adminRegistered = false;
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(adminName);
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.DEBUG, "session admin MBean " + adminName + " was gone already: " + e);
             }
         }
         if (jmx != null) {

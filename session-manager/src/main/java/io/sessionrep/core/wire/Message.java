@@ -140,4 +140,44 @@ public sealed interface Message {
         /** This node holds max-backup-bytes of backups already: a new copy was refused. */
         FULL
     }
+
+    /**
+     * Operator query (protocol 4 and later), to one member: which sessions it owns (and which copies whose owner
+     * left it holds) that match. Only members reading protocol 4 are asked. Reply: {@link AdminReply}, at most
+     * {@code limit} rows from the {@code offset}-th match on, in the replier's order (newest access first).
+     */
+    record AdminQuery(AdminKind kind, String argument, int offset, int limit) implements Message {
+        /** The most rows one query asks for, and one reply carries. */
+        public static final int MAX_ROWS = 1000;
+    }
+
+    /** What an {@link AdminQuery} asks. */
+    enum AdminKind {
+        /** How many sessions the member owns; no rows. */
+        COUNT,
+        /** Every session, as rows ({@code argument} empty). */
+        LIST,
+        /** The sessions of the principal {@code argument}, as rows. */
+        PRINCIPAL,
+        /** The session whose short form is {@code argument}, its whole id in the row (for an invalidation). */
+        RESOLVE_SHORT_ID,
+        /** The sessions of the principal {@code argument}, their whole ids in the rows (for an invalidation). */
+        RESOLVE_PRINCIPAL
+    }
+
+    /**
+     * Reply to {@link AdminQuery}: {@code total} matches held by the replier, of which {@code rows} (at most
+     * {@link AdminQuery#MAX_ROWS}).
+     */
+    record AdminReply(int total, java.util.List<AdminRow> rows) implements Message {
+    }
+
+    /**
+     * One session in an {@link AdminReply}. {@code session}: the id's short form ({@code LogIds.shortForm}), the whole
+     * id only in answer to a RESOLVE query. {@code owner}: the member that owns it, empty when its owner left and no
+     * member took it over yet (the row then comes from a copy). {@code principal}: empty when not known.
+     */
+    record AdminRow(String session, String owner, java.util.List<String> backups, long sizeBytes,
+                    long lastAccessedTime, String principal) {
+    }
 }

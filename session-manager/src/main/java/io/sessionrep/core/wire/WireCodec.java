@@ -30,16 +30,22 @@ import java.util.Set;
  * RELEASE  : id version
  * RECONCILE: count(i32) {id}*
  * RECONCILE_REPLY: count(i32) {id kind(u8) version}*
+ * ADMIN_QUERY (protocol 4 and later): kind(u8) argument offset(i32) limit(i32)
+ * ADMIN_REPLY (protocol 4 and later): total(i32) count(i32) {session owner backupCount(i32) {name}* size(i64)
+ *            accessed(i64) principal}*
  * </pre>
  */
 public final class WireCodec {
     static final byte MAGIC = 0x53;
     /**
-     * The newest protocol: 3, attribute values with named fields. 2: values with fields in declaration order (read,
+     * The newest protocol: 4, which adds the operator's queries ({@link Message.AdminQuery}) to the messages of 3.
+     * 3: attribute values with named fields. 2: values with fields in declaration order (read,
      * and written while a member reads nothing newer). 1 (values with references) is refused as malformed: its
      * values would decode wrong without an error.
      */
-    public static final int CURRENT = 3;
+    public static final int CURRENT = 4;
+    /** The oldest protocol with {@link Message.AdminQuery} and {@link Message.AdminReply}. */
+    public static final int ADMIN_SINCE = 4;
     /** The oldest protocol this build reads. */
     public static final int OLDEST_READ = 2;
     static final int MAX_STRING = 4096;
@@ -59,6 +65,8 @@ public final class WireCodec {
     private static final byte ACQUIRE_REPLY = 13;
     private static final byte ACQUIRE_CANCEL = 14;
     private static final byte REFUSED = 15;
+    private static final byte ADMIN_QUERY = 16;
+    private static final byte ADMIN_REPLY = 17;
 
     /**
      * Versions above this are refused: a node adds one per change or hand-over, so it is never reached, and
@@ -84,6 +92,9 @@ public final class WireCodec {
         if (version < OLDEST_READ || version > CURRENT) {
             throw new IllegalArgumentException("protocol " + version + " is not written by this build (" + OLDEST_READ
                     + "-" + CURRENT + ")");
+        }
+        if ((message instanceof Message.AdminQuery || message instanceof Message.AdminReply) && version < ADMIN_SINCE) {
+            throw new IllegalArgumentException("protocol " + version + " has no operator queries (since " + ADMIN_SINCE + ")");
         }
         Writer w = new Writer(estimate(message));
         w.u8(MAGIC);
@@ -167,6 +178,27 @@ public final class WireCodec {
             w.u8(ACQUIRE_CANCEL);
             w.string(m.sessionId());
             w.i64(m.requestId());
+        } else if (message instanceof Message.AdminQuery m) {
+            w.u8(ADMIN_QUERY);
+            w.u8((byte) m.kind().ordinal());
+            w.string(m.argument());
+            w.i32(m.offset());
+            w.i32(m.limit());
+        } else if (message instanceof Message.AdminReply m) {
+            w.u8(ADMIN_REPLY);
+            w.i32(m.total());
+            w.i32(m.rows().size());
+            for (Message.AdminRow row : m.rows()) {
+                w.string(row.session());
+                w.string(row.owner());
+                w.i32(row.backups().size());
+                for (String backup : row.backups()) {
+                    w.string(backup);
+                }
+                w.i64(row.sizeBytes());
+                w.i64(row.lastAccessedTime());
+                w.string(row.principal());
+            }
         } else {
             throw new IllegalArgumentException("unknown message " + message);
         }
@@ -193,6 +225,9 @@ public final class WireCodec {
         }
         if (message instanceof Message.ReconcileReply m) {
             return 16 + 48 * m.claims().size();
+        }
+        if (message instanceof Message.AdminReply m) {
+            return 16 + 96 * m.rows().size();
         }
         if (message instanceof Message.AcquireReply m && m.state() != null) {
             return 160 + (int) Math.min(Integer.MAX_VALUE - 1024, m.state().valueBytes()) + 32 * m.state().changed().size();
@@ -375,12 +410,56 @@ public final class WireCodec {
                 yield new Message.AcquireReply(id, requestId, kind, state, hint.isEmpty() ? null : hint, holders);
             }
             case ACQUIRE_CANCEL -> new Message.AcquireCancel(r.string(), r.i64());
+            case ADMIN_QUERY -> readAdminQuery(r, version);
+            case ADMIN_REPLY -> readAdminReply(r, version);
             default -> throw new MalformedMessageException("unknown message type " + type);
         };
         if (r.remaining() != 0) {
             throw new MalformedMessageException(r.remaining() + " trailing bytes");
         }
         return message;
+    }
+
+    private static Message.AdminQuery readAdminQuery(Reader r, int version) throws MalformedMessageException {
+        requireAdmin(version);
+        int kind = r.u8();
+        if (kind >= Message.AdminKind.values().length) {
+            throw new MalformedMessageException("unknown query kind " + kind);
+        }
+        String argument = r.string();
+        int offset = r.i32();
+        int limit = r.i32();
+        if (offset < 0 || limit < 0 || limit > Message.AdminQuery.MAX_ROWS) {
+            throw new MalformedMessageException("bad query window " + offset + "+" + limit);
+        }
+        return new Message.AdminQuery(Message.AdminKind.values()[kind], argument, offset, limit);
+    }
+
+    private static Message.AdminReply readAdminReply(Reader r, int version) throws MalformedMessageException {
+        requireAdmin(version);
+        int total = r.i32();
+        int count = r.count(2 + 2 + 4 + 8 + 8 + 2);
+        if (total < 0 || count > Message.AdminQuery.MAX_ROWS || count > total) {
+            throw new MalformedMessageException("bad reply size " + count + " of " + total);
+        }
+        java.util.List<Message.AdminRow> rows = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String session = r.string();
+            String owner = r.string();
+            int backupCount = r.count(2);
+            java.util.List<String> backups = new java.util.ArrayList<>(backupCount);
+            for (int b = 0; b < backupCount; b++) {
+                backups.add(r.string());
+            }
+            rows.add(new Message.AdminRow(session, owner, backups, r.i64(), r.i64(), r.string()));
+        }
+        return new Message.AdminReply(total, rows);
+    }
+
+    private static void requireAdmin(int version) throws MalformedMessageException {
+        if (version < ADMIN_SINCE) {
+            throw new MalformedMessageException("operator queries need protocol " + ADMIN_SINCE + ", not " + version);
+        }
     }
 
     private static SessionUpdate readUpdateAfterFlags(Reader r, int flags) throws MalformedMessageException {

@@ -101,12 +101,32 @@ class WireCodecTest {
     }
 
     @Test
+    void operatorQueriesAndRepliesRoundTripFromProtocol4AndAreMalformedBefore() throws Exception {
+        Message.AdminQuery query = new Message.AdminQuery(Message.AdminKind.PRINCIPAL, "ann", 10, 20);
+        assertEquals(query, WireCodec.decode(WireCodec.encode(query, WireCodec.ADMIN_SINCE)));
+        Message.AdminReply reply = new Message.AdminReply(3, java.util.List.of(
+                new Message.AdminRow("#0a1b2c3d", "node-a", java.util.List.of("node-b"), 512, 1_700_000_000_000L, "ann"),
+                new Message.AdminRow("#0a1b2c3e", "", java.util.List.of(), 0, 1L, "")));
+        assertEquals(reply, WireCodec.decode(WireCodec.encode(reply, WireCodec.ADMIN_SINCE)));
+        assertThrows(IllegalArgumentException.class, () -> WireCodec.encode(query, 3), "protocol 3 has no such message");
+        byte[] asIfProtocol3 = WireCodec.encode(query, WireCodec.ADMIN_SINCE);
+        asIfProtocol3[1] = 3;
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(asIfProtocol3));
+        byte[] tooMany = WireCodec.encode(new Message.AdminQuery(Message.AdminKind.LIST, "", 0, 1), WireCodec.ADMIN_SINCE);
+        tooMany[tooMany.length - 2] = 0x7f; // limit far above MAX_ROWS
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(tooMany));
+        byte[] moreRowsThanTotal = WireCodec.encode(reply, WireCodec.ADMIN_SINCE);
+        moreRowsThanTotal[6] = 1; // total 1 < 2 rows
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(moreRowsThanTotal));
+    }
+
+    @Test
     void unknownVersionAndTruncationAreRejected() {
         byte[] good = WireCodec.encode(new Message.Update(DELTA, false));
         byte[] otherVersion = good.clone();
-        otherVersion[1] = 4; // a protocol of a later build
+        otherVersion[1] = (byte) (WireCodec.CURRENT + 1); // a protocol of a later build
         MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
-        assertTrue(e.getMessage().contains("version 4"));
+        assertTrue(e.getMessage().contains("version " + (WireCodec.CURRENT + 1)));
         otherVersion[1] = 1; // before values lost Kryo references: their bytes would decode wrong
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
         for (int len = 0; len < good.length; len++) {

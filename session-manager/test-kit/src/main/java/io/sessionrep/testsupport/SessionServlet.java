@@ -87,6 +87,11 @@ public class SessionServlet extends HttpServlet {
                 request.getSession(true).setAttribute(name, new Unlisted(value));
                 body = "ok";
             }
+            case "principal" -> {
+                // the explicit API a framework integration calls (value empty: clear)
+                io.sessionrep.core.SessionPrincipals.set(request.getSession(true), value == null || value.isEmpty() ? null : value);
+                body = "ok";
+            }
             case "get" -> {
                 HttpSession session = request.getSession(false);
                 body = session == null ? "no-session" : String.valueOf(session.getAttribute(name));

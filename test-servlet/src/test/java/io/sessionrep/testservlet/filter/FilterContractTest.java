@@ -46,6 +46,7 @@ abstract class FilterContractTest {
     private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
     private Node a;
     private Node b;
+    private String cluster;
 
     /**
      * One running server of the container under test, the filter, {@link ProbeServlet} at /probe and
@@ -79,7 +80,7 @@ abstract class FilterContractTest {
     @BeforeAll
     void startTwoNodes() throws Exception {
         int[] ports = freePorts(2);
-        String cluster = "filter-embedded-" + UUID.randomUUID().toString().substring(0, 8);
+        cluster = "filter-embedded-" + UUID.randomUUID().toString().substring(0, 8);
         a = start("node-a", filterParameters("node-a", cluster, ports[0], ports[1]));
         b = start("node-b", filterParameters("node-b", cluster, ports[1], ports[0]));
         // the cluster has formed when a session made on a can be read on b
@@ -123,6 +124,33 @@ abstract class FilterContractTest {
         Call afterOnA = call(a, "get", "bound", null, created.cookie);
         assertEquals("-", afterOnA.session, "invalidated everywhere: node-a has no session either");
         assertEquals(0, Probes.count("destroyed:node-a", id));
+    }
+
+    /**
+     * The session admin MBean of the filter install: a user's sessions on both nodes (principal set with the explicit
+     * API) found from one node without a whole id listed, then ended everywhere.
+     */
+    @Test
+    void theSessionAdminMBeanFindsAndEndsAUsersSessionsOnBothNodes() throws Exception {
+        String user = "user-" + UUID.randomUUID().toString().substring(0, 6);
+        Call onA = call(a, "principal", null, user, null);
+        Call onB = call(b, "principal", null, user, null);
+        ObjectName admin = new ObjectName("sessionrep:cluster=" + cluster + ",context=/,node=node-b,type=sessions");
+        String[] oneString = {String.class.getName()};
+        String found = (String) JMX.invoke(admin, "findSessionsOfPrincipal", new Object[]{user}, oneString);
+        assertTrue(found.contains(io.sessionrep.core.LogIds.shortForm(onA.session()) + " owner=node-a")
+                && found.contains(io.sessionrep.core.LogIds.shortForm(onB.session()) + " owner=node-b"), found);
+        assertTrue(found.endsWith("2 session(s); answered by node-b, node-a"), found);
+        assertTrue(!found.contains(onA.session()) && !found.contains(onB.session()), "no whole id is listed");
+
+        String ended = (String) JMX.invoke(admin, "expireSessionsOfPrincipal", new Object[]{user}, oneString);
+        assertTrue(ended.startsWith("2 session(s) invalidated"), ended);
+        for (Node node : java.util.List.of(a, b)) {
+            await("ended on every node").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertEquals("-", call(node, "get", "x", null, onA.cookie()).session());
+                assertEquals("-", call(node, "get", "x", null, onB.cookie()).session());
+            });
+        }
     }
 
     /** The contract's async scenario starts from an existing session; here the async thread creates it. */

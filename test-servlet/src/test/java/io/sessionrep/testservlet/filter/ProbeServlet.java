@@ -23,6 +23,7 @@ public class ProbeServlet extends HttpServlet {
         String answer = "";
         switch (op) {
             case "set" -> request.getSession().setAttribute(name, value);
+            case "principal" -> io.sessionrep.core.SessionPrincipals.set(request.getSession(), value);
             case "get" -> {
                 HttpSession session = request.getSession(false);
                 answer = session == null ? "" : String.valueOf(session.getAttribute(name));

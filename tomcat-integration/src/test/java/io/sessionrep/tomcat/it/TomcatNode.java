@@ -68,6 +68,7 @@ final class TomcatNode extends EmbeddedNode {
         context.addLifecycleListener(event -> {
             if (Lifecycle.CONFIGURE_START_EVENT.equals(event.getType())) {
                 context.getPipeline().addValve(new NonLoginAuthenticator());
+                context.getPipeline().addValve(new TestLogin());
             }
         });
         configure(manager, attributes, viaJvmRoute ? null : name, decorate);
@@ -90,6 +91,27 @@ final class TomcatNode extends EmbeddedNode {
             other.addServletMapping("/session", "session");
         } else {
             other = null;
+        }
+    }
+
+    /**
+     * A request with parameter {@code as-user} is authenticated as that user (as an authenticator would make it, with
+     * {@code request.setUserPrincipal}): the container's principal, which the manager records in the session.
+     */
+    static final class TestLogin extends org.apache.catalina.valves.ValveBase {
+        TestLogin() {
+            super(true);
+        }
+
+        @Override
+        public void invoke(org.apache.catalina.connector.Request request, org.apache.catalina.connector.Response response)
+                throws IOException, jakarta.servlet.ServletException {
+            String user = request.getQueryString() != null && request.getQueryString().contains("as-user=")
+                    ? request.getParameter("as-user") : null;
+            if (user != null) {
+                request.setUserPrincipal(new org.apache.catalina.realm.GenericPrincipal(user, java.util.List.of()));
+            }
+            getNext().invoke(request, response);
         }
     }
 
