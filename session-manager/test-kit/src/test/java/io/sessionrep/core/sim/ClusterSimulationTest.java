@@ -52,19 +52,30 @@ class ClusterSimulationTest {
     void everySeedKeepsTheInvariants() {
         Logger quiet = Logger.getLogger("io.sessionrep");
         Level before = quiet.getLevel();
-        quiet.setLevel(Level.OFF);
+        java.util.logging.Handler console = null;
+        if (Boolean.getBoolean("sim.log")) { // -Dsim.log=true: the core's debug log, for one seed
+            console = new java.util.logging.ConsoleHandler();
+            console.setLevel(Level.ALL);
+            quiet.addHandler(console);
+            quiet.setLevel(Level.ALL);
+        } else {
+            quiet.setLevel(Level.OFF);
+        }
         try {
             String single = System.getProperty("sim.seed");
             List<String> failures = new ArrayList<>();
             long started = System.nanoTime();
             int refused = 0;
             int unsettled = 0;
+            int maintained = 0;
             if (single != null) {
                 long seed = Long.parseLong(single);
-                for (int i = 0; i < REPEATS && failures.isEmpty(); i++) {
+                int repeats = Integer.getInteger("sim.repeats", REPEATS);
+                for (int i = 0; i < repeats && failures.isEmpty(); i++) {
                     Outcome o = run(seed);
                     refused += o.refused;
                     unsettled += o.unsettled;
+                    maintained += o.maintained;
                     if (o.failure != null) {
                         failures.add(o.failure);
                     }
@@ -75,24 +86,29 @@ class ClusterSimulationTest {
                     Outcome o = run(seed);
                     refused += o.refused;
                     unsettled += o.unsettled;
+                    maintained += o.maintained;
                     if (o.failure != null) {
                         failures.add(o.failure);
                     }
                 }
             }
-            System.out.printf("cluster simulation: %s seeds, %d steps each, %.1f s, %d requests refused"
-                            + " (ownership-timeout), %d steps not settled within %s%n",
-                    single != null ? "1 seed x" + REPEATS : DEFAULT_SEEDS, STEPS,
-                    (System.nanoTime() - started) / 1e9, refused, unsettled, SimWorld.SETTLE_LIMIT);
+            System.out.printf("cluster simulation: %s, %d steps each, %.1f s, %d requests refused"
+                            + " (ownership-timeout), %d steps settled only after a maintenance pass, %d not within %s%n",
+                    single != null ? "seed " + single + " (up to " + Integer.getInteger("sim.repeats", REPEATS) + " runs)"
+                            : DEFAULT_SEEDS + " seeds", STEPS,
+                    (System.nanoTime() - started) / 1e9, refused, maintained, unsettled, SimWorld.SETTLE_LIMIT);
             if (!failures.isEmpty()) {
                 fail(String.join("\n\n", failures));
             }
         } finally {
             quiet.setLevel(before);
+            if (console != null) {
+                quiet.removeHandler(console);
+            }
         }
     }
 
-    record Outcome(String failure, int refused, int unsettled) {
+    record Outcome(String failure, int refused, int unsettled, int maintained) {
     }
 
     static Outcome run(long seed) {
@@ -109,10 +125,13 @@ class ClusterSimulationTest {
                             + "): " + problem + "\n  steps:\n    " + String.join("\n    ", steps.trace())
                             + "\n  reproduce: mvn -B -ntp -pl session-manager/test-kit -am test"
                             + " -Dtest=ClusterSimulationTest -Dsurefire.failIfNoSpecifiedTests=false -Dsim.seed=" + seed,
-                            steps.refused, world.unsettled());
+                            steps.refused, world.unsettled(), world.maintenanceRuns());
                 }
             }
-            return new Outcome(null, steps.refused, world.unsettled());
+            if (Boolean.getBoolean("sim.verbose")) {
+                System.err.println("seed " + seed + " trace:\n  " + String.join("\n  ", steps.trace()));
+            }
+            return new Outcome(null, steps.refused, world.unsettled(), world.maintenanceRuns());
         }
     }
 }

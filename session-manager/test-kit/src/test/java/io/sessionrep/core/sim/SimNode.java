@@ -71,7 +71,7 @@ final class SimNode implements SessionEvents {
 
     /** A request that creates session {@code id} with value {@code value}. */
     void create(String id, int value) {
-        TestSession s = new TestSession(id, 0).set(VALUE, value);
+        TestSession s = new TestSession(id, System.currentTimeMillis()).set(VALUE, value);
         live.put(id, s);
         engine.enter(id);
         occupancy.enter(this, id);

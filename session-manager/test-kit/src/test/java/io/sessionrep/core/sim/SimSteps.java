@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class SimSteps {
     private static final int MAX_SESSIONS = 4;
+    /** {@code -Dsim.verbose=true}: the trace shows each session's copies after every step. */
+    private static final boolean VERBOSE = Boolean.getBoolean("sim.verbose");
 
     private final SimWorld world;
     private final Random random;
@@ -40,12 +42,31 @@ final class SimSteps {
 
     /** Runs one step; returns the first violated invariant, or null. */
     String step() {
-        String problem = run(draw());
+        double timeoutsBefore = syncTimeouts();
+        long started = System.nanoTime();
+        Kind kind = draw();
+        if (VERBOSE) {
+            System.err.println("=== step " + trace.size() + ": " + kind + " (ids: " + sessions.stream().map(id -> id + "=" + io.sessionrep.core.LogIds.shortForm(id)).toList() + ")");
+        }
+        String problem = run(kind);
+        if (syncTimeouts() > timeoutsBefore) {
+            trace.add("    (sync-timeout during this step)");
+        }
         lastSettled = world.settle();
+        if (!lastSettled) {
+            trace.add("    (not settled: " + world.lastUnsettled + ")");
+        }
+        if (VERBOSE) {
+            trace.add("    state: " + world.describe(sessions) + " (" + (System.nanoTime() - started) / 1_000_000 + " ms)");
+        }
         if (problem == null) {
             problem = world.checkSettled(expected);
         }
         return problem;
+    }
+
+    private double syncTimeouts() {
+        return world.upNames().stream().mapToDouble(n -> world.node(n).engine.metrics().syncTimeouts.count()).sum();
     }
 
     private enum Kind {

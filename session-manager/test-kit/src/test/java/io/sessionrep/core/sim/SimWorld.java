@@ -16,6 +16,8 @@ import java.util.TreeMap;
  */
 final class SimWorld implements AutoCloseable {
     static final Duration SETTLE_LIMIT = Duration.ofSeconds(5);
+    /** A cluster not settled after this long runs its periodic maintenance once (it would within 15 s). */
+    static final Duration MAINTENANCE_AFTER = Duration.ofMillis(300);
 
     final ReplicationMode mode;
     final int writeQuota;
@@ -26,6 +28,9 @@ final class SimWorld implements AutoCloseable {
     /** Node name to side while partitioned; empty otherwise. */
     private Map<String, Integer> sides = Map.of();
     private int unsettled;
+    private int maintenanceRuns;
+    /** Why the last settle did not finish (for the trace). */
+    String lastUnsettled;
 
     SimWorld(long seed, int nodes, ReplicationMode mode, int writeQuota) {
         this.mode = mode;
@@ -115,11 +120,21 @@ final class SimWorld implements AutoCloseable {
 
     /**
      * Waits until nothing moves: no message waits, the async queues were handed over, and every node is ready (its
-     * sessions have their backups). False when that did not happen within {@link #SETTLE_LIMIT}.
+     * sessions have their backups). After {@link #MAINTENANCE_AFTER} the nodes run their periodic maintenance once,
+     * as their timers would a little later (counted: a step that needs it shows work left to the timer). False when
+     * that did not happen within {@link #SETTLE_LIMIT}.
      */
     boolean settle() {
-        long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+        long started = System.nanoTime();
+        long deadline = started + SETTLE_LIMIT.toNanos();
+        boolean maintained = false;
         while (System.nanoTime() < deadline) {
+            if (!maintained && System.nanoTime() - started > MAINTENANCE_AFTER.toNanos()) {
+                // what the nodes' maintenance timers do every 15 s (re-checking the write-quota among others)
+                up.values().forEach(n -> n.engine.runMaintenance());
+                maintained = true;
+                maintenanceRuns++;
+            }
             long before = network.delivered();
             if (network.idle() && up.values().stream().allMatch(n -> n.engine.flush(Duration.ofMillis(200)))
                     && network.idle()
@@ -131,7 +146,13 @@ final class SimWorld implements AutoCloseable {
             sleepMillis(1);
         }
         unsettled++;
+        lastUnsettled = "network idle " + network.idle() + "; " + up.values().stream()
+                .map(n -> n.name + ": " + n.engine.readiness().reasons()).toList();
         return false;
+    }
+
+    int maintenanceRuns() {
+        return maintenanceRuns;
     }
 
     int unsettled() {
@@ -174,6 +195,24 @@ final class SimWorld implements AutoCloseable {
             }
         }
         return occupancy.violation();
+    }
+
+    /** Each session's copies on the nodes up: primary (P) or backup (B) and version, live copy (L). */
+    String describe(java.util.Collection<String> ids) {
+        StringBuilder out = new StringBuilder();
+        for (String id : ids) {
+            out.append(id).append(':');
+            for (SimNode n : up.values()) {
+                long p = n.engine.primaryVersion(id);
+                long b = n.engine.backupVersion(id);
+                if (p >= 0 || b >= 0 || n.holdsLive(id)) {
+                    out.append(' ').append(n.name).append('[').append(p >= 0 ? "P" + p : "")
+                            .append(b >= 0 ? "B" + b : "").append(n.holdsLive(id) ? "L" : "").append(']');
+                }
+            }
+            out.append("; ");
+        }
+        return out.toString();
     }
 
     static void sleepMillis(long millis) {
