@@ -37,6 +37,8 @@ final class SimNetwork implements AutoCloseable {
     private final List<Envelope> unanswered = new ArrayList<>();
     private final Thread dispatcher;
     private String slowLink;
+    /** Links whose messages wait until they are let go or a side of them crashes. */
+    private final java.util.Set<String> held = new java.util.HashSet<>();
     private boolean paused;
     private boolean handling;
     private boolean closed;
@@ -64,6 +66,20 @@ final class SimNetwork implements AutoCloseable {
         }
     }
 
+    /** Messages from {@code from} to {@code to} wait from now on (for scripted scenarios), until {@link #letGo}. */
+    void hold(String from, String to) {
+        synchronized (lock) {
+            held.add(from + ">" + to);
+        }
+    }
+
+    void letGo(String from, String to) {
+        synchronized (lock) {
+            held.remove(from + ">" + to);
+            lock.notifyAll();
+        }
+    }
+
     /** Splits the members into sides; a member not listed is a side of its own. */
     void partition(List<? extends java.util.Collection<String>> groups) {
         Map<String, Integer> split = new java.util.HashMap<>();
@@ -81,7 +97,11 @@ final class SimNetwork implements AutoCloseable {
 
     /** The member stops at once: nothing it queued is delivered, nothing more reaches it. */
     void crash(Endpoint endpoint) {
-        changeViews(() -> up.remove(endpoint.self.name(), endpoint));
+        changeViews(() -> {
+            up.remove(endpoint.self.name(), endpoint);
+            String name = endpoint.self.name();
+            held.removeIf(link -> link.startsWith(name + ">") || link.endsWith(">" + name));
+        });
     }
 
     boolean connected(String a, String b) {
@@ -90,10 +110,11 @@ final class SimNetwork implements AutoCloseable {
         }
     }
 
-    /** True when no message waits and none is being handled. */
+    /** True when no message waits (except on held links) and none is being handled. */
     boolean idle() {
         synchronized (lock) {
-            return !handling && links.values().stream().allMatch(ArrayDeque::isEmpty);
+            return !handling && links.entrySet().stream()
+                    .allMatch(link -> link.getValue().isEmpty() || held.contains(link.getKey()));
         }
     }
 
@@ -218,7 +239,7 @@ final class SimNetwork implements AutoCloseable {
         List<ArrayDeque<Envelope>> ready = new ArrayList<>();
         ArrayDeque<Envelope> slow = null;
         for (Map.Entry<String, ArrayDeque<Envelope>> link : links.entrySet()) {
-            if (!link.getValue().isEmpty()) {
+            if (!link.getValue().isEmpty() && !held.contains(link.getKey())) {
                 if (link.getKey().equals(slowLink)) {
                     slow = link.getValue();
                 } else {
