@@ -21,6 +21,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ClusterScenariosTest {
     private static final List<String> IDS = IntStream.range(0, 40).mapToObj(i -> "sess" + i).toList();
+    private static final java.util.logging.Logger CORE_LOG = java.util.logging.Logger.getLogger("io.sessionrep");
+    private static java.util.logging.Level levelBefore;
+
+    @org.junit.jupiter.api.BeforeAll
+    static void quiet() {
+        levelBefore = CORE_LOG.getLevel();
+        CORE_LOG.setLevel(java.util.logging.Level.WARNING); // kills and partitions log a lot at INFO
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void restoreLogLevel() {
+        CORE_LOG.setLevel(levelBefore);
+    }
 
     /**
      * A node joins and takes over some sessions' backups: the former backup is released (it ignores that owner's
