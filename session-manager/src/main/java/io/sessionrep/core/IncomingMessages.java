@@ -262,6 +262,9 @@ final class IncomingMessages implements MessageReceiver {
             if (theyWin) {
                 loseOwnership(id);
             } else {
+                if (forgetBackup(mine, m.owner())) {
+                    rebalancer.requestPass(); // it gets a full copy again once it has stepped down
+                }
                 if (owner != null) {
                     node.transport.send(owner, node.wire.encode(
                             new Message.Ownership(id, myVersion, node.self.name(), serving)));
@@ -293,6 +296,19 @@ final class IncomingMessages implements MessageReceiver {
             LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + LogIds.shortForm(id) + " at version "
                     + held + ": new owner " + m.owner() + " at " + m.version() + " does not use this node");
             node.backups.remove(id); // not one of the new owner's backups: a stale copy must not be promoted
+        }
+    }
+
+    /**
+     * A node that announces itself primary of a session dropped the backup copy it held of it (becoming primary
+     * takes the copy out of its backups): if it was one of {@code mine}'s backups, it no longer holds this node's
+     * version. It typically promoted a backup at the same moment as a request here took the session over, from an
+     * older copy, and replaced the newer one this node had just sent it. True when it was counted as a backup.
+     */
+    private static boolean forgetBackup(PrimaryEntry mine, String announcer) {
+        synchronized (mine) {
+            mine.confirmedBackups.remove(announcer);
+            return !mine.removed && mine.syncedBackups.remove(announcer);
         }
     }
 

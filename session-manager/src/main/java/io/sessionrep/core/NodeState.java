@@ -282,6 +282,7 @@ final class NodeState {
         byte[] release = wire.encode(new io.sessionrep.core.wire.Message.Release(entry.copy.sessionId(), entry.copy.version()));
         for (String former : entry.formerBackups) {
             sender.discard(entry.copy.sessionId(), former);
+            entry.releasedBackup(former);
             Member m = member(former);
             if (m != null) {
                 transport.send(m, release);

@@ -40,6 +40,13 @@ final class PrimaryEntry {
      * is nearly always.
      */
     Set<String> refusingBackups;
+    /**
+     * Former backups this node released, and at which version (null while none, which is nearly always). A
+     * released node ignores one-way updates from this node up to that version for a while (a late one must not
+     * re-create the copy it dropped), so when it is chosen again before the session changed, its full copy must
+     * go acknowledged ({@link #mustAcknowledge}), which always applies.
+     */
+    Map<String, Long> released;
     /** Invalidated or taken over by another node: must not replicate any more. */
     boolean removed;
     /**
@@ -89,6 +96,30 @@ final class PrimaryEntry {
             }
         }
         return copy.toFullUpdate(values);
+    }
+
+    /** Records that {@code backup} was told to drop its copy at the current version. Caller holds the monitor. */
+    void releasedBackup(String backup) {
+        if (released == null) {
+            released = new HashMap<>(2);
+        }
+        released.put(backup, copy.version());
+    }
+
+    /**
+     * Whether a full copy at {@code version} for {@code backup} would be ignored there as a late update (it was
+     * released at that version or later) and must therefore be sent acknowledged. Caller holds the monitor.
+     */
+    boolean mustAcknowledge(String backup, long version) {
+        Long at = released == null ? null : released.get(backup);
+        return at != null && at >= version;
+    }
+
+    /** {@code backup} was sent an acknowledged full copy: it holds one again. Caller holds the monitor. */
+    void copySentAcknowledged(String backup) {
+        if (released != null && released.remove(backup) != null && released.isEmpty()) {
+            released = null;
+        }
     }
 
     /**

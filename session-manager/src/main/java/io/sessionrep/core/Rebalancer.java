@@ -137,7 +137,13 @@ final class Rebalancer implements AutoCloseable {
         }
     }
 
-    /** Sessions whose primary left and for which this node is the first surviving backup become ours. */
+    /**
+     * Sessions whose primary left become ours when this node is their first surviving backup, or when it holds a
+     * copy outside the placement and no node that ranks before it holds one: a copy kept by a former owner after a
+     * hand-over, when the new owner died before its own backups had one, is then the only copy in the cluster, and
+     * must get an owner and backups again before another node dies. Ranked: the owner's backups in placement
+     * order, then the other holders by name.
+     */
     private int promoteOrphans() {
         List<Member> view = node.members();
         int promoted = 0;
@@ -151,7 +157,10 @@ final class Rebalancer implements AutoCloseable {
             }
             String id = backup.copy.sessionId();
             List<Member> successors = node.placement.backups(id, backup.owner, view);
-            if (!successors.isEmpty() && successors.get(0).name().equals(node.self.name())) {
+            boolean first = !successors.isEmpty() && successors.get(0).name().equals(node.self.name());
+            // a later backup leaves it to the first one; a copy outside the placement (left by a hand-over) asks
+            boolean leftOver = successors.stream().noneMatch(m -> m.name().equals(node.self.name()));
+            if (first || leftOver) {
                 // promote the newest copy in the cluster, not blindly ours: another holder may be fresher; and
                 // not at all if a live node already serves it (a request took it over there meanwhile)
                 TakeOver.Found found = takeOver.fetch(id, node.backups.fullCopy(id));
@@ -165,6 +174,9 @@ final class Rebalancer implements AutoCloseable {
                     break;
                 }
                 SessionUpdate copy = found.newest();
+                if (!first && outranked(successors, found.holders())) {
+                    continue; // a holder that ranks before this node promotes it
+                }
                 if (copy != null && !found.servedElsewhere() && !node.tombstones.contains(id)
                         && node.primary(id) == null) {
                     waitForQueueRoom();
@@ -178,6 +190,25 @@ final class Rebalancer implements AutoCloseable {
         }
         promotionsDeferred = deferred;
         return promoted;
+    }
+
+    /** Whether a node in {@code holders} (members holding a copy) ranks before this node for a promotion. */
+    private boolean outranked(List<Member> successors, Set<String> holders) {
+        String self = node.self.name();
+        for (Member m : successors) {
+            if (m.name().equals(self)) {
+                return false;
+            }
+            if (holders.contains(m.name())) {
+                return true;
+            }
+        }
+        for (String holder : holders) {
+            if (successors.stream().noneMatch(m -> m.name().equals(holder)) && holder.compareTo(self) < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -219,8 +250,12 @@ final class Rebalancer implements AutoCloseable {
                 }
                 return 0;
             }
-            if (entry.formerBackups.isEmpty()) {
-                // nothing waits for a confirmation (a backup left): the async queue is enough, and fastest
+            long version = full.toVersion();
+            boolean rechosen = needCopy.stream().anyMatch(t -> entry.mustAcknowledge(t.name(), version));
+            if (entry.formerBackups.isEmpty() && !rechosen) {
+                // nothing waits for a confirmation (a backup left): the async queue is enough, and fastest.
+                // Not for a node released at this version and chosen again (another backup left): it would
+                // ignore a one-way copy as a late update, and the session would have no backup
                 for (Member target : needCopy) {
                     BackupRefusals.ended(entry, target.name()); // a refusal of this copy marks it again
                     node.sender.enqueue(target, full);
@@ -242,6 +277,7 @@ final class Rebalancer implements AutoCloseable {
                 }
                 if (error == null && status == io.sessionrep.core.wire.Message.AckStatus.APPLIED) {
                     synchronized (entry) {
+                        entry.copySentAcknowledged(target.name());
                         if (!entry.removed && entry.syncedBackups.contains(target.name())) {
                             entry.confirmedBackups.add(target.name());
                             node.releaseFormersIfSafe(entry);

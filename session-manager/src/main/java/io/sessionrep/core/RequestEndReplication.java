@@ -262,6 +262,15 @@ final class RequestEndReplication {
                 } else {
                     acks.add(confirmOnAck(entry, target, acknowledged.send(target, encoded, true)));
                 }
+            } else if (update == full && entry.mustAcknowledge(target.name(), full.toVersion())) {
+                // released at this version and chosen again: a one-way copy would be ignored there as late
+                acknowledged.send(target, full, true).thenAccept(status -> {
+                    if (status == Message.AckStatus.APPLIED) {
+                        synchronized (entry) {
+                            entry.copySentAcknowledged(target.name());
+                        }
+                    }
+                });
             } else {
                 node.sender.enqueue(target, update);
             }

@@ -222,10 +222,10 @@ final class TakeOver {
     }
 
     /**
-     * The newest copy in the cluster (or {@code local}), whether a live node serves it as primary, and the
-     * members of the view that did not answer (empty: the answer is complete).
+     * The newest copy in the cluster (or {@code local}), whether a live node serves it as primary, the members
+     * of the view that did not answer (empty: the answer is complete), and the members that answered with a copy.
      */
-    record Found(SessionUpdate newest, boolean servedElsewhere, Set<String> silent) {
+    record Found(SessionUpdate newest, boolean servedElsewhere, Set<String> silent, Set<String> holders) {
         boolean complete() {
             return silent.isEmpty();
         }
@@ -257,6 +257,7 @@ final class TakeOver {
         byte[] fetch = node.wire.encode(new Message.Fetch(sessionId));
         SessionUpdate newest = local;
         boolean served = false;
+        Set<String> holders = new HashSet<>();
         while (!pending.isEmpty()) {
             List<Member> asked = node.members().stream().filter(m -> pending.contains(m.name())).toList();
             pending.retainAll(asked.stream().map(Member::name).toList()); // those that left the view are not waited for
@@ -288,6 +289,7 @@ final class TakeOver {
                     if (WireCodec.decode(reply.join()) instanceof Message.FetchReply r && r.copy() != null
                             && r.copy().sessionId().equals(sessionId)) {
                         served |= r.primary();
+                        holders.add(asked.get(i).name());
                         if (newest == null || r.copy().toVersion() > newest.toVersion()) {
                             newest = r.copy();
                         }
@@ -302,7 +304,7 @@ final class TakeOver {
             }
             pauseBeforeAskingAgain(roundStarted);
         }
-        return new Found(newest, served, Set.copyOf(pending));
+        return new Found(newest, served, Set.copyOf(pending), Set.copyOf(holders));
     }
 
     /** A round that failed at once (a member being removed) is not repeated in a busy loop. */

@@ -128,6 +128,31 @@ class OwnershipConflictTest {
         assertFalse(node.isPrimary("s5"), "and the change is not replicated from here");
     }
 
+    /**
+     * The same race, seen from the owner: its backup promoted the session from an older copy while a request here
+     * took it over, and becoming primary took the copy this node had just sent it out of its backups. When that
+     * node yields, it holds no copy of this node's version (or an older one that arrived late): the owner must stop
+     * counting it as a backup and send it the session again, or the session has no backup although every node
+     * reports ready, and the owner's death loses every write since (acknowledged ones in sync mode included).
+     */
+    @Test
+    void aBackupThatAnnouncesAPromotionIsSentTheSessionAgain() throws Exception {
+        long version = servedHere("s6");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> rivalNode.hasBackup("s6") || smallerNode.hasBackup("s6"));
+        SessionReplicator backup = rivalNode.hasBackup("s6") ? rivalNode : smallerNode;
+        Member backupMember = backup == rivalNode ? rival() : smaller();
+
+        // the backup promoted an older copy: its backup copy is gone, and it announces itself primary
+        stateOf(backup).backups.remove("s6");
+        incoming.onMessage(backupMember, WireCodec.encode(
+                new Message.Ownership("s6", version, backupMember.name(), false)));
+
+        assertTrue(node.isPrimary("s6"), "the serving owner keeps the session");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> backup.backupVersion("s6") == node.primaryVersion("s6"));
+    }
+
     private long servedHere(String id) {
         TestSession session = new TestSession(id, 0).set("x", 1);
         node.requestEnd(session, session.tracker);
