@@ -269,7 +269,8 @@ final class MergeReconciler {
             }
             mine.syncedBackups.clear();
             mine.confirmedBackups.clear();
-            node.transport.broadcast(node.wire.encode(new Message.Ownership(id, version, node.self.name(), mine.ownership.servedLive())));
+            node.transport.broadcast(node.wire.encode(
+                    new Message.Ownership(id, version, node.self.name(), mine.ownership.servedLive())));
         }
         node.metrics.mergeKept.increment();
         return true;

@@ -83,7 +83,8 @@ final class TakeOver {
         boolean liveElsewhere = false;
         if (owned != null) {
             synchronized (owned) {
-                local = owned.ownership.isGone() || owned.copy.version() == 0 ? null : owned.fullCopy(node.attributes, true);
+                local = owned.ownership.isGone() || owned.copy.version() == 0 ? null
+                        : owned.fullCopy(node.attributes, true);
                 liveElsewhere = owned.ownership.isDormant();
                 if (local != null && !liveElsewhere) {
                     owned.ownership.resumedByTakeOver(enter);
@@ -181,7 +182,8 @@ final class TakeOver {
         String id = source.sessionId();
         SessionCopy copy = SessionCopy.of(source);
         copy.setVersion(source.toVersion() + 1);
-        PrimaryEntry fresh = new PrimaryEntry(copy, serving ? SessionOwnership.serving(enter) : SessionOwnership.dormant());
+        PrimaryEntry fresh = new PrimaryEntry(copy,
+                serving ? SessionOwnership.serving(enter) : SessionOwnership.dormant());
         PrimaryEntry entry = node.primaries.putIfAbsent(id, fresh);
         if (entry != null) {
             // another thread here made it primary first: a request, or the Rebalancer's promotion (dormant)
