@@ -96,13 +96,13 @@ final class AcknowledgedSend {
         }
         SessionUpdate full;
         synchronized (entry) {
-            if (onlyToABackup && !entry.removed && !entry.syncedBackups.contains(target.name())) {
+            if (onlyToABackup && !entry.ownership.isGone() && !entry.syncedBackups.contains(target.name())) {
                 return CompletableFuture.completedFuture(status); // released meanwhile: no copy back
             }
-            full = entry.removed ? null : entry.fullCopyForBackup(node.attributes, fromRequest);
+            full = entry.ownership.isGone() ? null : entry.fullCopyForBackup(node.attributes, fromRequest);
             if (full == null) {
                 entry.syncedBackups.remove(target.name()); // the next request end sends it a full copy
-                return CompletableFuture.completedFuture(entry.removed ? Message.AckStatus.INVALIDATED : status);
+                return CompletableFuture.completedFuture(entry.ownership.isGone() ? Message.AckStatus.INVALIDATED : status);
             }
         }
         return request(target, encode(full));

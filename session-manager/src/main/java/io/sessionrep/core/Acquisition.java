@@ -103,8 +103,8 @@ final class Acquisition {
                 HandOver.Pending promised;
                 boolean removed;
                 synchronized (own) {
-                    promised = own.handOver;
-                    removed = own.removed;
+                    promised = own.ownership.pendingPromise();
+                    removed = own.ownership.isGone();
                 }
                 if (!removed && promised == null) {
                     Optional<RestoredSession> resumed = failOver.takeOver(id, true); // dormant ones compared first
@@ -382,14 +382,13 @@ final class Acquisition {
         SessionUpdate state = held != null && held.toVersion() > granted.toVersion() ? held : granted;
         SessionCopy copy = SessionCopy.of(state);
         copy.setVersion(state.toVersion() + 1);
-        PrimaryEntry entry = new PrimaryEntry(copy);
+        PrimaryEntry entry = new PrimaryEntry(copy,
+                forRequest ? SessionOwnership.serving(true) : SessionOwnership.dormant());
         entry.deltaBase = state.toVersion();
-        entry.inFlight = forRequest ? 1 : 0;
-        entry.dormant = !forRequest;
         PrimaryEntry previous = node.primaries.put(id, entry);
         if (previous != null) {
             synchronized (previous) {
-                previous.removed = true;
+                previous.ownership.remove();
             }
         }
         node.backups.remove(id);

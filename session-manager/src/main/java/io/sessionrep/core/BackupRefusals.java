@@ -56,7 +56,7 @@ final class BackupRefusals {
             return;
         }
         synchronized (entry) {
-            if (entry.removed) {
+            if (entry.ownership.isGone()) {
                 return;
             }
             if (entry.refusingBackups == null) {

@@ -72,18 +72,16 @@ final class HandOver {
             // the first replication made the entry meanwhile: enter that
         }
         synchronized (entry) {
-            if (entry.removed) {
+            SessionOwnership ownership = entry.ownership;
+            if (ownership.isGone()) {
                 return SessionAccess.MOVED;
             }
-            if (entry.handOver != null && !node.isMember(entry.handOver.requester().name())) {
-                entry.handOver = null; // the node it was promised to has left
-            }
-            if (entry.handOver != null) {
+            ownership.dropPromiseToDeparted(node::isMember); // the node it was promised to has left
+            if (ownership.pendingPromise() != null) {
                 return SessionAccess.PROMISED; // requests here still use it: wait for it to come back, behind the asker
             }
             if (count) {
-                entry.inFlight++;
-                entry.dormant = false;
+                ownership.enterRequest();
             }
             return SessionAccess.OWNED;
         }
@@ -101,7 +99,7 @@ final class HandOver {
             return handedAway(id);
         }
         synchronized (entry) {
-            return entry.removed || entry.dormant;
+            return entry.ownership.isGone() || entry.ownership.isDormant();
         }
     }
 
@@ -124,11 +122,9 @@ final class HandOver {
         }
         Grant granted = null;
         synchronized (entry) {
-            if (entry.inFlight > 0) {
-                entry.inFlight--;
-            }
-            if (entry.inFlight == 0 && entry.handOver != null) {
-                granted = grant(entry);
+            Pending due = entry.ownership.exitRequest();
+            if (due != null) {
+                granted = grant(entry, due);
             }
         }
         complete(granted);
@@ -155,23 +151,25 @@ final class HandOver {
         }
         Grant granted = null;
         synchronized (entry) {
-            if (entry.removed) {
+            SessionOwnership ownership = entry.ownership;
+            if (ownership.isGone()) {
                 reply(sender, m, AcquireOutcome.NOT_OWNER, ownerHint(id));
                 return;
             }
-            Pending promised = entry.handOver;
-            if (promised != null && !promised.requester().name().equals(sender.name())
-                    && node.isMember(promised.requester().name())) {
+            ownership.dropPromiseToDeparted(node::isMember); // a promise to a node that left is replaced
+            Pending promised = ownership.pendingPromise();
+            if (promised != null && !promised.requester().name().equals(sender.name())) {
                 // promised to another node first: that one serves next, then hands it on
                 reply(sender, m, AcquireOutcome.NOT_OWNER, promised.requester().name());
                 return;
             }
-            entry.handOver = new Pending(sender, m.requestId());
-            if (entry.inFlight == 0) {
-                granted = grant(entry);
+            Pending due = ownership.promise(new Pending(sender, m.requestId()));
+            if (due != null) {
+                granted = grant(entry, due);
             } else {
+                int running = ownership.requestsInFlight();
                 LOG.log(System.Logger.Level.DEBUG, () -> "session " + LogIds.shortForm(id) + " promised to "
-                        + sender.name() + " once " + entry.inFlight + " running request(s) here finish");
+                        + sender.name() + " once " + running + " running request(s) here finish");
             }
         }
         complete(granted);
@@ -183,11 +181,7 @@ final class HandOver {
             return;
         }
         synchronized (entry) {
-            Pending promised = entry.handOver;
-            if (promised != null && promised.requestId() == m.requestId()
-                    && promised.requester().name().equals(sender.name())) {
-                entry.handOver = null;
-            }
+            entry.ownership.withdrawPromise(sender.name(), m.requestId());
         }
     }
 
@@ -195,9 +189,7 @@ final class HandOver {
     void viewChanged() {
         for (PrimaryEntry entry : node.primaries.values()) {
             synchronized (entry) {
-                if (entry.handOver != null && !node.isMember(entry.handOver.requester().name())) {
-                    entry.handOver = null;
-                }
+                entry.ownership.dropPromiseToDeparted(node::isMember);
             }
         }
     }
@@ -205,12 +197,11 @@ final class HandOver {
     // ------------------------------------------------------------------ the grant
 
     /**
-     * Gives the session to the node it is promised to. Caller holds the entry's monitor, no request here
-     * uses the session. Returns what {@link #complete} must do outside the monitor (null: not granted).
+     * Gives the session to the node it was promised to ({@code promised}, taken from the entry's ownership).
+     * Caller holds the entry's monitor, no request here uses the session. Returns what {@link #complete} must
+     * do outside the monitor (null: not granted).
      */
-    private Grant grant(PrimaryEntry entry) {
-        Pending promised = entry.handOver;
-        entry.handOver = null;
+    private Grant grant(PrimaryEntry entry, Pending promised) {
         if (!node.isMember(promised.requester().name())) {
             return null; // it left: keep the session
         }
@@ -226,7 +217,7 @@ final class HandOver {
         holders.add(node.self.name());
         // In this order: a request entering meanwhile must read MOVED whatever it finds (the entry marked
         // removed, or no entry but lostOwnership), never an empty slot that looks like a new session.
-        entry.removed = true;
+        entry.ownership.handedAway();
         node.lostOwnership.add(id);
         // Our last state stays here as a backup for the new owner: if it dies before its backups hold the
         // state, this copy is promoted. Queued async updates to our backups still go out (not discarded).

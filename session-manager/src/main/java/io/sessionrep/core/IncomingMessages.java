@@ -88,7 +88,7 @@ final class IncomingMessages implements MessageReceiver {
             } else if (message instanceof Message.Fetch m) {
                 SessionUpdate copy = copyOf(m.sessionId());
                 PrimaryEntry owned = node.primary(m.sessionId()); // after the copy: an owner since then is told
-                boolean serving = owned != null && !owned.dormant;
+                boolean serving = owned != null && owned.ownership.servedLive();
                 return node.wire.encode(new Message.FetchReply(copy, serving));
             } else if (message instanceof Message.Reconcile m) {
                 return MergeReconciler.answer(node, sender, m);
@@ -150,7 +150,7 @@ final class IncomingMessages implements MessageReceiver {
                 // a newer copy exists elsewhere: step down. At the same version only a promoted (dormant)
                 // entry yields: the sender may be a promoted node itself, and a serving owner must not
                 // give way to it (its announcement settles who owns the session)
-                if (version > myVersion || (version == myVersion && mine.dormant)) {
+                if (version > myVersion || (version == myVersion && mine.ownership.isDormant())) {
                     loseOwnership(id);
                 } else {
                     // this node owns a copy at least as new: nothing to hold as a backup
@@ -253,7 +253,7 @@ final class IncomingMessages implements MessageReceiver {
             boolean serving;
             synchronized (mine) {
                 myVersion = mine.copy.version();
-                serving = !mine.dormant;
+                serving = mine.ownership.servedLive();
             }
             boolean theyWin = outranks(m.version(), m.serving(), m.owner(), myVersion, serving, node.self.name());
             LOG.log(System.Logger.Level.DEBUG, () -> "ownership of session " + LogIds.shortForm(id) + ": " + m.owner() + " at " + m.version()
@@ -308,7 +308,7 @@ final class IncomingMessages implements MessageReceiver {
     private static boolean forgetBackup(PrimaryEntry mine, String announcer) {
         synchronized (mine) {
             mine.confirmedBackups.remove(announcer);
-            return !mine.removed && mine.syncedBackups.remove(announcer);
+            return !mine.ownership.isGone() && mine.syncedBackups.remove(announcer);
         }
     }
 
@@ -340,7 +340,7 @@ final class IncomingMessages implements MessageReceiver {
         PrimaryEntry mine = node.primary(id);
         if (mine != null) {
             synchronized (mine) {
-                if (!mine.removed && mine.copy.version() > 0) {
+                if (!mine.ownership.isGone() && mine.copy.version() > 0) {
                     return mine.fullCopy(node.attributes, true); // a fetch: a live owner answers "serving"
                 }
             }

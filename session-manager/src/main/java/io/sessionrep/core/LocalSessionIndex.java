@@ -101,7 +101,7 @@ final class LocalSessionIndex {
         for (PrimaryEntry entry : node.primaries.values()) {
             Found found;
             synchronized (entry) {
-                if (entry.removed) {
+                if (entry.ownership.isGone()) {
                     continue;
                 }
                 SessionSnapshot live = entry.live;

@@ -223,10 +223,10 @@ final class MergeReconciler {
         boolean myLive;
         long myVersion;
         synchronized (mine) {
-            if (mine.removed || mine.copy.version() == 0) {
+            if (mine.ownership.isGone() || mine.copy.version() == 0) {
                 return false;
             }
-            myLive = !mine.dormant;
+            myLive = mine.ownership.servedLive();
             myVersion = mine.copy.version();
         }
         RemoteClaim winner = null;
@@ -255,7 +255,7 @@ final class MergeReconciler {
         // this node keeps the session: renumber above every copy the other side holds, and announce it, so that
         // those copies follow this primary (they are older) or are dropped as stale
         synchronized (mine) {
-            if (mine.removed) {
+            if (mine.ownership.isGone()) {
                 return false;
             }
             long version = Math.max(mine.copy.version(), highest) + 1;
@@ -269,7 +269,8 @@ final class MergeReconciler {
             }
             mine.syncedBackups.clear();
             mine.confirmedBackups.clear();
-            node.transport.broadcast(node.wire.encode(new Message.Ownership(id, version, node.self.name(), !mine.dormant)));
+            node.transport.broadcast(node.wire.encode(
+                    new Message.Ownership(id, version, node.self.name(), mine.ownership.servedLive())));
         }
         node.metrics.mergeKept.increment();
         return true;
@@ -321,8 +322,8 @@ final class MergeReconciler {
             PrimaryEntry primary = node.primary(id);
             if (primary != null) {
                 synchronized (primary) {
-                    if (!primary.removed && primary.copy.version() > 0) {
-                        claims.add(new Claim(id, primary.dormant ? ClaimKind.DORMANT_PRIMARY : ClaimKind.PRIMARY,
+                    if (!primary.ownership.isGone() && primary.copy.version() > 0) {
+                        claims.add(new Claim(id, primary.ownership.isDormant() ? ClaimKind.DORMANT_PRIMARY : ClaimKind.PRIMARY,
                                 primary.copy.version()));
                         continue;
                     }

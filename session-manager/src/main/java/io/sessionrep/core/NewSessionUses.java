@@ -8,8 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Requests of this node that use a session the core does not know yet: one created here whose first
  * replication has not happened (that replication creates its {@link PrimaryEntry}). They are counted here,
- * and the count becomes the entry's {@link PrimaryEntry#inFlight} in the same step that creates the entry,
- * so that a hand-over asked for right after the first replication still waits for them.
+ * and the count becomes the entry's requests in flight ({@link SessionOwnership#adoptRequests}) in the same
+ * step that creates the entry, so that a hand-over asked for right after the first replication still waits
+ * for them.
  *
  * <p>Without it, a request that entered a new session before its first replication ran uncounted: the
  * session's cookie reaches the client as soon as the first response is committed, which can be well before
@@ -74,7 +75,7 @@ final class NewSessionUses {
             PrimaryEntry entry = primaries.computeIfAbsent(key, k -> new PrimaryEntry(new SessionCopy(k)));
             if (count != null) {
                 synchronized (entry) {
-                    entry.inFlight += count;
+                    entry.ownership.adoptRequests(count);
                 }
             }
             created[0] = entry;

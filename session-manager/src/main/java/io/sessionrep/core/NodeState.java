@@ -161,7 +161,7 @@ final class NodeState {
         long held = 0;
         for (PrimaryEntry entry : primaries.values()) {
             synchronized (entry) {
-                if (!entry.removed && entry.copy.holdsValues()) {
+                if (!entry.ownership.isGone() && entry.copy.holdsValues()) {
                     held += entry.copy.valueBytes();
                 }
             }
@@ -184,7 +184,7 @@ final class NodeState {
             return false;
         }
         synchronized (entry) {
-            entry.removed = true;
+            entry.ownership.remove();
         }
         boolean dropped = primaries.remove(sessionId, entry);
         sender.discard(sessionId);
@@ -199,7 +199,7 @@ final class NodeState {
         PrimaryEntry entry = primaries.get(sessionId);
         if (entry != null) {
             synchronized (entry) {
-                if (!entry.removed) {
+                if (!entry.ownership.isGone()) {
                     return;
                 }
             }
@@ -231,7 +231,7 @@ final class NodeState {
             return;
         }
         synchronized (entry) {
-            if (entry.removed || entry.copy.version() == 0) {
+            if (entry.ownership.isGone() || entry.copy.version() == 0) {
                 return;
             }
             if (entry.syncedBackups.contains(target.name())) {

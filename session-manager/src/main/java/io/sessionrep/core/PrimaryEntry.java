@@ -47,22 +47,13 @@ final class PrimaryEntry {
      * go acknowledged ({@link #mustAcknowledge}), which always applies.
      */
     Map<String, Long> released;
-    /** Invalidated or taken over by another node: must not replicate any more. */
-    boolean removed;
     /**
-     * Promoted from a backup because its primary left, and not yet used by a request here: the container
-     * does not hold it live, so the core expires it itself (replicated last-access time).
+     * Whether the container holds it live, the requests here that use it, a promise to another node, whether
+     * this node still owns it ({@link SessionOwnership}).
      */
-    volatile boolean dormant;
+    final SessionOwnership ownership;
     /** max-session-size warning already logged for this session. */
     boolean oversizeWarned;
-    /**
-     * Requests on this node that use the session right now ({@link SessionReplicator#enter} or a successful
-     * {@link SessionReplicator#acquire}, not yet {@link SessionReplicator#exit}). A hand-over waits for 0.
-     */
-    int inFlight;
-    /** A hand-over promised to another node, carried out when {@link #inFlight} reaches 0; null if none. */
-    HandOver.Pending handOver;
     /**
      * After a hand-over this copy is renumbered (version + 1) without changing its content; the backups
      * hold the content at the version the previous owner had. The first delta starts from that version
@@ -70,8 +61,14 @@ final class PrimaryEntry {
      */
     long deltaBase = -1;
 
+    /** A session replicated here for the first time. */
     PrimaryEntry(SessionCopy copy) {
+        this(copy, SessionOwnership.firstReplicated());
+    }
+
+    PrimaryEntry(SessionCopy copy, SessionOwnership ownership) {
         this.copy = copy;
+        this.ownership = ownership;
     }
 
     /**
@@ -84,7 +81,7 @@ final class PrimaryEntry {
         if (copy.holdsValues()) {
             return copy.toFullUpdate();
         }
-        if (live == null || (inFlight > 0 && !whileInUse)) {
+        if (live == null || (ownership.inUse() && !whileInUse)) {
             return null;
         }
         Map<String, byte[]> values = new HashMap<>();

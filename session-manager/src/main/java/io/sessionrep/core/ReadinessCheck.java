@@ -54,7 +54,7 @@ final class ReadinessCheck {
         int confirming = 0;
         for (PrimaryEntry entry : node.primaries.values()) {
             synchronized (entry) {
-                if (entry.removed || entry.copy.version() == 0
+                if (entry.ownership.isGone() || entry.copy.version() == 0
                         || entry.copy.valueBytes() > node.config.maxSessionSize()) {
                     continue;
                 }

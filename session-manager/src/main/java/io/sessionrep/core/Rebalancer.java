@@ -120,7 +120,7 @@ final class Rebalancer implements AutoCloseable {
             PrimaryEntry entry = e.getValue();
             SessionUpdate mine;
             synchronized (entry) {
-                if (!entry.dormant || entry.removed) {
+                if (!entry.ownership.isDormant() || entry.ownership.isGone()) {
                     continue;
                 }
                 mine = entry.fullCopy(node.attributes, true);
@@ -225,7 +225,7 @@ final class Rebalancer implements AutoCloseable {
         List<Member> needCopy = new ArrayList<>();
         SessionUpdate full;
         synchronized (entry) {
-            if (entry.removed || entry.copy.version() == 0 || entry.copy.valueBytes() > node.config.maxSessionSize()) {
+            if (entry.ownership.isGone() || entry.copy.version() == 0 || entry.copy.valueBytes() > node.config.maxSessionSize()) {
                 return 0;
             }
             List<Member> targets = node.backupsOf(id);
@@ -278,7 +278,7 @@ final class Rebalancer implements AutoCloseable {
                 if (error == null && status == io.sessionrep.core.wire.Message.AckStatus.APPLIED) {
                     synchronized (entry) {
                         entry.copySentAcknowledged(target.name());
-                        if (!entry.removed && entry.syncedBackups.contains(target.name())) {
+                        if (!entry.ownership.isGone() && entry.syncedBackups.contains(target.name())) {
                             entry.confirmedBackups.add(target.name());
                             node.releaseFormersIfSafe(entry);
                         }
@@ -318,7 +318,7 @@ final class Rebalancer implements AutoCloseable {
         int below = 0;
         for (PrimaryEntry entry : node.primaries.values()) {
             synchronized (entry) {
-                if (entry.removed) {
+                if (entry.ownership.isGone()) {
                     continue;
                 }
                 int backups = 0;

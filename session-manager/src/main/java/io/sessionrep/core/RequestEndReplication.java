@@ -190,7 +190,7 @@ final class RequestEndReplication {
         }
         List<Member> targets = node.backupsOf(id);
         synchronized (entry) {
-            if (entry.removed) {
+            if (entry.ownership.isGone()) {
                 return Dispatched.NOTHING;
             }
             entry.live = session; // full copies are serialized from it from now on
@@ -373,7 +373,7 @@ final class RequestEndReplication {
         return ack.whenComplete((status, error) -> {
             if (error == null && status == Message.AckStatus.APPLIED) {
                 synchronized (entry) {
-                    if (!entry.removed && entry.syncedBackups.contains(target.name())) {
+                    if (!entry.ownership.isGone() && entry.syncedBackups.contains(target.name())) {
                         entry.confirmedBackups.add(target.name());
                         node.releaseFormersIfSafe(entry);
                     }

@@ -360,7 +360,7 @@ public final class SessionReplicator implements AutoCloseable {
             return -1;
         }
         synchronized (entry) {
-            return entry.removed ? -1 : entry.copy.version();
+            return entry.ownership.isGone() ? -1 : entry.copy.version();
         }
     }
 
@@ -479,7 +479,7 @@ public final class SessionReplicator implements AutoCloseable {
             boolean idle;
             synchronized (entry) {
                 int maxInactive = entry.copy.maxInactiveSeconds();
-                idle = entry.dormant && maxInactive > 0 && entry.copy.lastAccessedTime() + maxInactive * 1000L < now;
+                idle = entry.ownership.isDormant() && maxInactive > 0 && entry.copy.lastAccessedTime() + maxInactive * 1000L < now;
             }
             if (idle) {
                 invalidate(e.getKey()); // promoted after a fail-over and never used again: expired everywhere

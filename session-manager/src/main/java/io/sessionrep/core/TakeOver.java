@@ -83,10 +83,11 @@ final class TakeOver {
         boolean liveElsewhere = false;
         if (owned != null) {
             synchronized (owned) {
-                local = owned.removed || owned.copy.version() == 0 ? null : owned.fullCopy(node.attributes, true);
-                liveElsewhere = owned.dormant;
-                if (local != null && !liveElsewhere && enter) {
-                    owned.inFlight++;
+                local = owned.ownership.isGone() || owned.copy.version() == 0 ? null
+                        : owned.fullCopy(node.attributes, true);
+                liveElsewhere = owned.ownership.isDormant();
+                if (local != null && !liveElsewhere) {
+                    owned.ownership.resumedByTakeOver(enter);
                 }
             }
             if (local != null && !liveElsewhere) {
@@ -128,10 +129,7 @@ final class TakeOver {
         if (owned != null && source == local) {
             entry = owned;
             synchronized (owned) {
-                owned.dormant = false; // the container holds it live from now on
-                if (enter) {
-                    owned.inFlight++;
-                }
+                owned.ownership.resumedByTakeOver(enter); // the container holds it live from now on
             }
         } else {
             if (owned != null) {
@@ -178,21 +176,20 @@ final class TakeOver {
 
     /** As above; {@code enter}: a request here uses the session from now on (counted). */
     PrimaryEntry becomePrimary(SessionUpdate source, boolean serving, boolean enter) {
+        if (enter && !serving) {
+            throw new IllegalArgumentException("a request here serves the session");
+        }
         String id = source.sessionId();
         SessionCopy copy = SessionCopy.of(source);
         copy.setVersion(source.toVersion() + 1);
-        PrimaryEntry fresh = new PrimaryEntry(copy);
-        fresh.dormant = !serving;
-        fresh.inFlight = enter ? 1 : 0;
+        PrimaryEntry fresh = new PrimaryEntry(copy,
+                serving ? SessionOwnership.serving(enter) : SessionOwnership.dormant());
         PrimaryEntry entry = node.primaries.putIfAbsent(id, fresh);
         if (entry != null) {
             // another thread here made it primary first: a request, or the Rebalancer's promotion (dormant)
-            synchronized (entry) {
-                if (enter) {
-                    entry.inFlight++;
-                }
-                if (serving) {
-                    entry.dormant = false; // the container holds it live from now on
+            if (serving) {
+                synchronized (entry) {
+                    entry.ownership.resumedByTakeOver(enter); // the container holds it live from now on
                 }
             }
             return entry;

@@ -108,7 +108,9 @@ class OwnershipConflictTest {
     @Test
     void aPromotedEntryYieldsToAServingOwnerAtTheSameVersion() throws Exception {
         long version = servedHere("s4");
-        stateOf(node).primary("s4").dormant = true; // as if promoted by the rebalancer
+        NodeState state = stateOf(node);
+        PrimaryEntry served = state.primary("s4");
+        state.primaries.put("s4", new PrimaryEntry(served.copy, SessionOwnership.dormant())); // as if promoted by the rebalancer
         incoming.onMessage(smaller(), WireCodec.encode(new Message.Ownership("s4", version, "0-smaller", true)));
         assertFalse(node.isPrimary("s4"), "the serving owner wins over a promotion, whatever the names");
     }
