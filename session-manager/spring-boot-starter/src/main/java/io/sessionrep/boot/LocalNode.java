@@ -33,6 +33,14 @@ public final class LocalNode {
         this.installed = node;
     }
 
+    /**
+     * Whether an embedded container installed the node (not in an application deployed as a WAR to a standalone
+     * container, whose own install replicates: docs/install-tomcat.md, install-jetty.md).
+     */
+    public boolean isInstalled() {
+        return installed != null;
+    }
+
     /** The configuration this node runs with. */
     public ReplicationSettings settings() {
         return settings;

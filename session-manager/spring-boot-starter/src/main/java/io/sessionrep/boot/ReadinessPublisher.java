@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * {@code /actuator/health/readiness}: once the application is ready, it checks the node every
  * {@link #INTERVAL} and publishes {@link ReadinessState#REFUSING_TRAFFIC} while the node is not ready, then
  * {@link ReadinessState#ACCEPTING_TRAFFIC} again when it is (only to undo its own refusal: a refusal published
- * by another part of the application is left alone).
+ * by another part of the application is left alone). Nothing while no embedded container has installed the node.
  */
 final class ReadinessPublisher {
 
@@ -61,6 +61,9 @@ final class ReadinessPublisher {
 
     /** One check: refuse while the node is not ready, accept again once it is. */
     synchronized void check() {
+        if (!node.isInstalled()) {
+            return; // no embedded container installed it: nothing of this node to report
+        }
         boolean ready = node.readiness().ready();
         ReadinessState state = availability.getReadinessState();
         if (!ready && state == ReadinessState.ACCEPTING_TRAFFIC) {

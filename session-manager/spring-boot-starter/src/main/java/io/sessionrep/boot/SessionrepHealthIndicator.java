@@ -19,6 +19,9 @@ final class SessionrepHealthIndicator implements HealthIndicator {
 
     @Override
     public Health health() {
+        if (!node.isInstalled()) {
+            return Health.unknown().withDetail("reason", "no embedded web server installed session replication").build();
+        }
         NodeReport report = NodeReport.of(node);
         Health.Builder health = report.ready() ? Health.up() : Health.outOfService();
         health.withDetail("node", report.node()).withDetail("members", report.members())

@@ -44,8 +44,8 @@ class BootClusterIT {
         BootNode b = started(BootNode.start(container, "b", ports[1], ports[3], peers));
         awaitCluster(a, 2);
         awaitCluster(b, 2);
-        assertEquals("UP", Browser.json(new Browser().get(b.url("/actuator/health/readiness"))).path("status").asString(),
-                "B's readiness once the cluster formed");
+        awaitReadinessProbe(a, "UP");
+        awaitReadinessProbe(b, "UP");
 
         Browser alice = new Browser();
         HttpResponse<String> login = alice.logIn(a.url(""), "alice", "alice-secret");
@@ -116,6 +116,26 @@ class BootClusterIT {
             Thread.sleep(250);
         }
         throw new AssertionError(node.name + " did not see " + members + " members within 60 s; last: " + last
+                + "\n" + node.tail());
+    }
+
+    /**
+     * Waits (at most 10 s) until Boot's readiness probe of {@code node} says {@code status} (the node's readiness
+     * reaches it within a second).
+     */
+    private static void awaitReadinessProbe(BootNode node, String status) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Browser probe = new Browser();
+        String last;
+        do {
+            HttpResponse<String> readiness = probe.get(node.url("/actuator/health/readiness"));
+            last = readiness.statusCode() + " " + readiness.body();
+            if (Browser.json(readiness).path("status").asString().equals(status)) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError(node.name + ": readiness probe not " + status + " within 10 s; last: " + last
                 + "\n" + node.tail());
     }
 

@@ -28,8 +28,8 @@ public class CartController {
     }
 
     @PostMapping("/cart/items")
-    public Map<String, Integer> add(HttpSession session, @RequestParam String item,
-                                    @RequestParam(defaultValue = "1") int quantity) {
+    public Map<String, Integer> add(HttpSession session, @RequestParam("item") String item,
+                                    @RequestParam(name = "quantity", defaultValue = "1") int quantity) {
         Cart cart = cart(session).add(item, quantity);
         session.setAttribute(CART, cart);
         return cart.items();
