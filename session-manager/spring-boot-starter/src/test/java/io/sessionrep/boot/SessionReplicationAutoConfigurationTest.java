@@ -53,6 +53,23 @@ class SessionReplicationAutoConfigurationTest {
     }
 
     @Test
+    void aListOptionMayBeAList() {
+        web.withPropertyValues("sessionrep.peers[0]=127.0.0.1:7800", "sessionrep.peers[1]=127.0.0.1:7801")
+                .run(context -> assertEquals(2, context.getBean(ReplicationSettings.class).config().peers().size()));
+    }
+
+    @Test
+    void aMisspelledPropertyStopsStartUpNamingTheOptionItMeant() {
+        web.withPropertyValues("sessionrep.write-qouta=2").run(context -> {
+            Throwable failure = context.getStartupFailure();
+            assertNotNull(failure, "a misspelled option is not silently ignored");
+            FailureAnalysis analysis = new ConfigFailureAnalyzer().analyze(failure);
+            assertTrue(analysis.getDescription().contains("sessionrep.write-qouta"), analysis.getDescription());
+            assertTrue(analysis.getDescription().contains("did you mean write-quota?"), analysis.getDescription());
+        });
+    }
+
+    @Test
     void theDefaultNodeNameIsDrawnOnceAndPassedToTheContainer() {
         web.run(context -> {
             ReplicationSettings settings = context.getBean(ReplicationSettings.class);
