@@ -19,6 +19,12 @@ public record ReplicationSettings(ReplicationConfig config, Map<String, String> 
         options = Map.copyOf(options);
     }
 
+    /** The configuration as {@link ReplicationConfig#toString()} shows it: secrets masked, the option text left out. */
+    @Override
+    public String toString() {
+        return config.toString();
+    }
+
     /**
      * Validates {@code options}.
      *

@@ -53,6 +53,15 @@ class SessionReplicationAutoConfigurationTest {
     }
 
     @Test
+    void theClusterKeyIsNeverShown() {
+        web.withPropertyValues("sessionrep.cluster-key=0123456789abcdef0123456789abcdef").run(context -> {
+            ReplicationSettings settings = context.getBean(ReplicationSettings.class);
+            assertEquals("0123456789abcdef0123456789abcdef", settings.config().clusterKey());
+            assertFalse(settings.toString().contains("0123456789abcdef"), settings.toString());
+        });
+    }
+
+    @Test
     void aListOptionMayBeAList() {
         web.withPropertyValues("sessionrep.peers[0]=127.0.0.1:7800", "sessionrep.peers[1]=127.0.0.1:7801")
                 .run(context -> assertEquals(2, context.getBean(ReplicationSettings.class).config().peers().size()));
