@@ -5,6 +5,7 @@ import io.sessionrep.core.config.ReplicationMode;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
@@ -14,6 +15,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What the auto-configuration makes of {@code sessionrep.*} properties, without starting a web server. */
@@ -49,6 +51,31 @@ class SessionReplicationAutoConfigurationTest {
                 .run(context -> {
                     ReplicationSettings settings = context.getBean(ReplicationSettings.class);
                     assertEquals(3, settings.config().writeQuota());
+                });
+    }
+
+    @Test
+    void onlyTheContainerOnTheClassPathIsCustomized() {
+        web.withClassLoader(new FilteredClassLoader(org.eclipse.jetty.ee11.webapp.WebAppContext.class)).run(context -> {
+            assertEquals(1, context.getBeansOfType(TomcatReplication.class).size());
+            assertEquals(0, context.getBeansOfType(JettyReplication.class).size());
+        });
+        web.withClassLoader(new FilteredClassLoader(org.apache.catalina.startup.Tomcat.class)).run(context -> {
+            assertEquals(0, context.getBeansOfType(TomcatReplication.class).size());
+            assertEquals(1, context.getBeansOfType(JettyReplication.class).size());
+        });
+    }
+
+    @Test
+    void withoutTheActuatorReplicationStillWorks() {
+        web.withClassLoader(new FilteredClassLoader(org.springframework.boot.health.contributor.HealthIndicator.class,
+                        org.springframework.boot.actuate.endpoint.annotation.Endpoint.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=sessionrep")
+                .run(context -> {
+                    assertNull(context.getStartupFailure());
+                    assertEquals(1, context.getBeansOfType(TomcatReplication.class).size());
+                    assertFalse(context.containsBean("sessionrepHealthIndicator"));
+                    assertEquals(0, context.getBeansOfType(SessionrepEndpoint.class).size());
                 });
     }
 
