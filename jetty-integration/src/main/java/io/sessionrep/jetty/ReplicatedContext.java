@@ -42,7 +42,7 @@ public final class ReplicatedContext {
     }
 
     static ReplicatedContext install(ContextHandler context, AbstractSessionManager sessions,
-                                              ReplicatedSessionDataStore store, ReplicationConfig config) {
+                                     ReplicatedSessionDataStore store, ReplicationConfig config) {
         Objects.requireNonNull(context, "context");
         Objects.requireNonNull(sessions, "sessions");
         String nodeName = config.nodeName();
@@ -56,9 +56,8 @@ public final class ReplicatedContext {
         ReplicatedSessionCache cache = new ReplicatedSessionCache(sessions);
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
-        AbstractSessionManager handler = sessions;
         // 503 when a hand-over does not come in time; the request's session lookups
-        context.insertHandler(new OwnershipTimeoutHandler(handler::getSessionCookie));
+        context.insertHandler(new OwnershipTimeoutHandler(sessions::getSessionCookie));
         RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
         routeSuffix.nameUnnamed(context.getServer());
         sessions.addEventListener(routeSuffix);
