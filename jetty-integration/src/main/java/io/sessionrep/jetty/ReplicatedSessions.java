@@ -7,10 +7,6 @@ import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.ReplicationTransport;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.SessionHandler;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.session.DefaultSessionIdManager;
-import org.eclipse.jetty.session.SessionIdManager;
-import org.eclipse.jetty.util.component.LifeCycle;
 
 import java.util.Objects;
 import java.util.function.Function;
@@ -33,10 +29,10 @@ import java.util.function.Function;
  */
 public final class ReplicatedSessions {
 
-    private final ReplicatedSessionDataStore store;
+    private final ReplicatedContext installed;
 
-    private ReplicatedSessions(ReplicatedSessionDataStore store) {
-        this.store = store;
+    private ReplicatedSessions(ReplicatedContext installed) {
+        this.installed = installed;
     }
 
     /**
@@ -66,29 +62,12 @@ public final class ReplicatedSessions {
     private static ReplicatedSessions install(ServletContextHandler context, ReplicationConfig config,
                                               ReplicatedSessionDataStore store) {
         Objects.requireNonNull(context, "context");
-        String nodeName = config.nodeName();
-        if (nodeName == null || nodeName.isBlank() || nodeName.contains(".")) {
-            throw new ConfigException("node-name", "'" + nodeName + "' cannot be a session id route suffix;"
-                    + " expected a non-blank name without '.'");
-        }
         SessionHandler sessions = context.getSessionHandler();
         if (sessions == null) {
             sessions = new SessionHandler();
             context.setSessionHandler(sessions);
         }
-        if (!sessions.isStopped()) {
-            throw new IllegalStateException("install before the context starts: " + context);
-        }
-        ReplicatedSessionCache cache = new ReplicatedSessionCache(sessions);
-        cache.setSessionDataStore(store);
-        sessions.setSessionCache(cache);
-        SessionHandler handler = sessions;
-        // 503 when a hand-over does not come in time; the request's session lookups
-        context.insertHandler(new OwnershipTimeoutHandler(handler::getSessionCookie));
-        RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
-        routeSuffix.nameUnnamed(context.getServer());
-        sessions.addEventListener(routeSuffix);
-        return new ReplicatedSessions(store);
+        return new ReplicatedSessions(ReplicatedContext.install(context, sessions, store, config));
     }
 
     /**
@@ -96,67 +75,11 @@ public final class ReplicatedSessions {
      * started" before the context starts and after it stops.
      */
     public io.sessionrep.core.Readiness readiness() {
-        return store.readiness();
+        return installed.readiness();
     }
 
     /** The running replication engine (after the context started). */
     public SessionReplicator replicator() {
-        return store.replicator();
-    }
-
-    /**
-     * Makes node-name the workerName of the session id manager that the context's session handler will use
-     * (the server's, shared by its contexts): names it if nobody did, creates it if there is none, and
-     * refuses to start when it already has another name (a user's explicit choice is not rewritten).
-     * Applied at install when the context already belongs to a server (before a server-level id manager
-     * starts and takes Jetty's default name, node0), and again when the session handler starts.
-     */
-    private record RouteSuffix(SessionHandler sessions, String nodeName) implements LifeCycle.Listener {
-        void nameUnnamed(Server server) {
-            if (server != null && sessions.getSessionIdManager() == null
-                    && server.getBean(SessionIdManager.class) instanceof DefaultSessionIdManager ids
-                    && ids.getWorkerName() == null && !ids.isRunning()) {
-                ids.setWorkerName(nodeName);
-            }
-        }
-
-        @Override
-        public void lifeCycleStarting(LifeCycle event) {
-            Server server = sessions.getServer();
-            nameUnnamed(server);
-            SessionIdManager ids = sessions.getSessionIdManager();
-            if (ids == null && server != null) {
-                ids = server.getBean(SessionIdManager.class);
-            }
-            if (ids == null) {
-                if (server == null) {
-                    throw new IllegalStateException("session handler " + sessions + " has no server");
-                }
-                DefaultSessionIdManager created = new DefaultSessionIdManager(server);
-                created.setWorkerName(nodeName);
-                // as Jetty's own default: shared by the server's contexts, loaded by the server's loader
-                // (the session handler then finds it on the server, as it would find Jetty's own default)
-                server.addBean(created, true);
-                startWithServerLoader(created, server);
-            } else if (!nodeName.equals(ids.getWorkerName())) {
-                throw new IllegalStateException("node-name '" + nodeName + "' must be the route suffix of"
-                        + " session ids, but the server's session id manager has workerName '"
-                        + ids.getWorkerName() + "': set DefaultSessionIdManager.workerName to '" + nodeName
-                        + "' (or install before the server's id manager starts and leave it unset)");
-            }
-        }
-
-        private static void startWithServerLoader(DefaultSessionIdManager ids, Server server) {
-            Thread thread = Thread.currentThread();
-            ClassLoader previous = thread.getContextClassLoader();
-            try {
-                thread.setContextClassLoader(server.getClass().getClassLoader());
-                ids.start();
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot start the session id manager", e);
-            } finally {
-                thread.setContextClassLoader(previous);
-            }
-        }
+        return installed.replicator();
     }
 }

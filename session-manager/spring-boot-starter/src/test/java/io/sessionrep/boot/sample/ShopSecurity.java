@@ -1,0 +1,36 @@
+package io.sessionrep.boot.sample;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * Form login with two in-memory users; the cart needs a signed-in user. The security context lives in the
+ * session, so it is replicated with the cart. The health probes and the node's cluster view are open (a
+ * load balancer and the tests read them).
+ */
+@Configuration(proxyBeanMethods = false)
+public class ShopSecurity {
+
+    @Bean
+    SecurityFilterChain shop(HttpSecurity http) throws Exception {
+        return http
+                .authorizeHttpRequests(requests -> requests
+                        .requestMatchers("/actuator/health/**", "/actuator/sessionrep", "/actuator/metrics/**")
+                        .permitAll()
+                        .anyRequest().authenticated())
+                .formLogin(login -> login.defaultSuccessUrl("/cart", true))
+                .build();
+    }
+
+    @Bean
+    UserDetailsService users() {
+        return new InMemoryUserDetailsManager(
+                User.withUsername("alice").password("{noop}alice-secret").roles("SHOPPER").build(),
+                User.withUsername("bob").password("{noop}bob-secret").roles("SHOPPER").build());
+    }
+}
