@@ -72,6 +72,11 @@ public final class ReplicatedContext {
         return store.readiness();
     }
 
+    /** The cluster-wide session admin of the running node; null before the context starts and after it stops. */
+    public io.sessionrep.core.SessionAdmin sessionAdmin() {
+        return store.sessionAdmin();
+    }
+
     /** The running replication engine (after the context started). */
     public SessionReplicator replicator() {
         return store.replicator();

@@ -125,6 +125,41 @@ public final class SessionAdmin {
     }
 
     /**
+     * The sessions of the principal {@code name} in the whole cluster, each by its whole id with its owner's route
+     * ({@code <id>.<owner>}: what the container's {@code HttpSession.getId()} answers on that node) and its last
+     * access, oldest first: for an integration's own bookkeeping (Spring Security's session registry), never to
+     * be shown or logged. A session whose owner left (not taken over yet) is named without a route.
+     */
+    public ClusterAnswer<List<PrincipalSession>> sessionsOfPrincipal(String name) {
+        Answers answers = ask(new Message.AdminQuery(Message.AdminKind.RESOLVE_PRINCIPAL, checkName(name), 0,
+                Message.AdminQuery.MAX_ROWS));
+        Map<String, PrincipalSession> byId = new LinkedHashMap<>();
+        for (Message.AdminReply reply : answers.replies) {
+            for (Message.AdminRow r : reply.rows()) {
+                String id = r.owner().isEmpty() ? r.session() : r.session() + "." + r.owner();
+                byId.merge(r.session(), new PrincipalSession(id, r.lastAccessedTime()),
+                        (a, b) -> a.lastAccessedTime() >= b.lastAccessedTime() ? a : b);
+            }
+        }
+        List<PrincipalSession> sessions = new ArrayList<>(byId.values());
+        sessions.sort(Comparator.comparingLong(PrincipalSession::lastAccessedTime));
+        return answers.result(List.copyOf(sessions));
+    }
+
+    /**
+     * One session of a principal, as {@link #sessionsOfPrincipal} finds it.
+     *
+     * @param sessionId        the whole id with its owner's route (never shown or logged)
+     * @param lastAccessedTime when a request last used it (epoch milliseconds)
+     */
+    public record PrincipalSession(String sessionId, long lastAccessedTime) {
+        @Override
+        public String toString() {
+            return LogIds.shortForm(ReplicationNode.clusterId(sessionId)) + " last-access=" + lastAccessedTime;
+        }
+    }
+
+    /**
      * Sets ({@code name} non-null) or clears the principal of a session this node's container holds live, named by
      * its whole id; false when it holds no such session.
      */

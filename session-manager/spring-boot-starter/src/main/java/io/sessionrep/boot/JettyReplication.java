@@ -31,7 +31,7 @@ final class JettyReplication implements WebServerFactoryCustomizer<JettyServletW
             }
             ReplicatedContext installed = ReplicatedContext.install(context, context.getSessionHandler(),
                     node.settings().config(), meters.getIfAvailable());
-            node.attach(LocalNode.of(installed::readiness, installed::replicator));
+            node.attach(LocalNode.of(installed::readiness, installed::replicator, installed::sessionAdmin));
         });
     }
 }

@@ -1,6 +1,7 @@
 package io.sessionrep.boot;
 
 import io.sessionrep.core.Readiness;
+import io.sessionrep.core.SessionAdmin;
 import io.sessionrep.core.SessionReplicator;
 
 import java.util.Optional;
@@ -19,6 +20,11 @@ public final class LocalNode {
 
         /** The running engine, or empty while the web application is not running. */
         Optional<SessionReplicator> replicator();
+
+        /** The cluster-wide session admin of the running install, or empty while it is not running. */
+        default Optional<SessionAdmin> admin() {
+            return Optional.empty();
+        }
     }
 
     private final ReplicationSettings settings;
@@ -52,6 +58,12 @@ public final class LocalNode {
         return node == null ? Readiness.notReady("not started") : node.readiness();
     }
 
+    /** The cluster-wide session admin of the running node, or empty. */
+    public Optional<SessionAdmin> admin() {
+        Installed node = installed;
+        return node == null ? Optional.empty() : node.admin();
+    }
+
     /** The running replication engine, or empty. */
     public Optional<SessionReplicator> replicator() {
         Installed node = installed;
@@ -59,7 +71,21 @@ public final class LocalNode {
     }
 
     static Installed of(Supplier<Readiness> readiness, Supplier<SessionReplicator> running) {
+        return of(readiness, running, () -> null);
+    }
+
+    static Installed of(Supplier<Readiness> readiness, Supplier<SessionReplicator> running,
+                        Supplier<SessionAdmin> admin) {
         return new Installed() {
+            @Override
+            public Optional<SessionAdmin> admin() {
+                try {
+                    return replicator().isEmpty() ? Optional.empty() : Optional.ofNullable(admin.get());
+                } catch (IllegalStateException notRunning) {
+                    return Optional.empty();
+                }
+            }
+
             @Override
             public Readiness readiness() {
                 return readiness.get();

@@ -22,6 +22,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.security.core.session.SessionRegistry;
 
 /**
  * Replicated sessions for a servlet application on embedded Tomcat or embedded Jetty, configured by the
@@ -45,6 +46,17 @@ public class SessionReplicationAutoConfiguration {
     @ConditionalOnMissingBean
     LocalNode sessionrepNode(ReplicationSettings settings) {
         return new LocalNode(settings);
+    }
+
+    /** Spring Security's concurrent-session control across the cluster ({@link ClusterSessionRegistry}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(SessionRegistry.class)
+    static class SpringSecurity {
+        @Bean
+        @ConditionalOnMissingBean(SessionRegistry.class)
+        ClusterSessionRegistry sessionrepSessionRegistry(LocalNode node) {
+            return new ClusterSessionRegistry(node);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

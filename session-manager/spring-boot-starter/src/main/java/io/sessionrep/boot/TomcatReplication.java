@@ -30,7 +30,7 @@ final class TomcatReplication implements WebServerFactoryCustomizer<TomcatServle
                     manager.setProperty(ConfigOption.forKey(option).orElseThrow().attributeName(), value));
             manager.setMeterRegistry(meters.getIfAvailable());
             context.setManager(manager);
-            node.attach(LocalNode.of(manager::readiness, manager::replicator));
+            node.attach(LocalNode.of(manager::readiness, manager::replicator, manager::sessionAdmin));
         });
     }
 }

@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The sample shop as two real processes on 127.0.0.1 (a static ring of two), on embedded Tomcat and then on
  * embedded Jetty, with nothing but the starter and {@code sessionrep.*} properties: a user signs in on A and fills
  * the cart there, the next request goes to B with the same cookies and sees the user and the cart; after
- * {@code kill -9} of A the session, with A's last change, is still there on B. And a bad option stops start-up
+ * {@code kill -9} of A the session, with A's last change, is still there on B; {@code maximumSessions(1)} holds across
+ * the nodes (a user signing in on B ends his session on A). And a bad option stops start-up
  * with Boot's failure report naming it.
  */
 class BootClusterIT {
@@ -58,6 +59,19 @@ class BootClusterIT {
         JsonNode cartOnB = Browser.json(expectOk(alice.get(b.url("/cart")), b));
         assertEquals("alice", cartOnB.path("user").asString(), "B knows who is signed in: " + cartOnB);
         assertEquals(2, cartOnB.path("items").path("apple").asInt(), "B sees the cart filled on A: " + cartOnB);
+
+        // one session per user in the cluster: bob signs in on A, then again on B; his session on A ends
+        Browser bobOnA = new Browser();
+        assertEquals(302, bobOnA.logIn(a.url(""), "bob", "bob-secret").statusCode());
+        expectOk(bobOnA.get(a.url("/cart")), a);
+        Browser bobOnB = new Browser();
+        assertEquals(302, bobOnB.logIn(b.url(""), "bob", "bob-secret").statusCode());
+        expectOk(bobOnB.get(b.url("/cart")), b);
+        HttpResponse<String> olderSession = bobOnA.get(a.url("/cart"));
+        assertEquals(302, olderSession.statusCode(), "bob's older session on A ended: " + olderSession.body());
+        assertTrue(olderSession.headers().firstValue("Location").orElse("").endsWith("/login"),
+                "sent to sign in again: " + olderSession.headers().map());
+        expectOk(bobOnB.get(b.url("/cart")), b); // the newer one lives on
 
         // back to A, one more change there, then A dies
         expectOk(alice.post(a.url("/cart/items"), cartOnB.path("csrf").asString(), "item=pear&quantity=1"), a);

@@ -11,7 +11,8 @@ import org.springframework.security.web.SecurityFilterChain;
 /**
  * Form login with two in-memory users; the cart needs a signed-in user. The security context lives in the
  * session, so it is replicated with the cart. The health probes and the node's cluster view are open (a
- * load balancer and the tests read them).
+ * load balancer and the tests read them). A user has one session at a time in the cluster: signing in again,
+ * on any node, ends the older one.
  */
 @Configuration(proxyBeanMethods = false)
 public class ShopSecurity {
@@ -24,6 +25,8 @@ public class ShopSecurity {
                         .permitAll()
                         .anyRequest().authenticated())
                 .formLogin(login -> login.defaultSuccessUrl("/cart", true))
+                // one session per user in the whole cluster (the starter's SessionRegistry counts every node's)
+                .sessionManagement(sessions -> sessions.maximumSessions(1))
                 .build();
     }
 
