@@ -78,7 +78,7 @@ class MixedReleaseClusterTest {
 
         Particulars() {
             super(GrowingStaticCluster.mixed("mixed", Map.of("old", ProtocolRange.UNSTATED,
-                    "later", new ProtocolRange(4, 5))));
+                    "later", new ProtocolRange(5, 6))));
         }
 
         private final UnaryOperator<ReplicationConfig.Builder> shop =
@@ -119,7 +119,7 @@ class MixedReleaseClusterTest {
             TestSession again = new TestSession("s1", clock.millis()).set("cart", new Cart("bob", List.of("lamp"), 1));
             a.requestEnd(again, again.tracker);
             settle(a);
-            assertTrue(sentByA.stream().anyMatch(bytes -> bytes[1] == WireCodec.CURRENT), "protocol 3 again");
+            assertTrue(sentByA.stream().anyMatch(bytes -> bytes[1] == WireCodec.CURRENT), "the newest protocol again");
             stopNode(a);
             assertEquals(new Cart("bob", List.of("lamp"), 1), c.takeOver("s1").orElseThrow().attributes().get("cart"));
         }
@@ -128,7 +128,7 @@ class MixedReleaseClusterTest {
         void aNodeOfAReleaseSharingNoProtocolWithTheClusterIsRefusedAtStartNamingBoth() {
             node("a");
             TransportException refused = assertThrows(TransportException.class, () -> node("later"));
-            assertTrue(refused.getMessage().contains("member a reads wire protocols 2-3 and node later reads 4-5"),
+            assertTrue(refused.getMessage().contains("member a reads wire protocols 2-4 and node later reads 5-6"),
                     refused.getMessage());
             assertTrue(refused.getMessage().contains("does not join cluster"), refused.getMessage());
         }

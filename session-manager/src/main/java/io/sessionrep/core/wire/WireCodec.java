@@ -17,12 +17,12 @@ import java.util.Set;
  * {@link MalformedMessageException}, never another exception.
  *
  * <pre>
- * header   : magic 0x53, version (2 or 3), type
+ * header   : magic 0x53, version (2 to 4), type
  * string   : u16 length, UTF-8 bytes           (ids, names; at most 4096 bytes)
  * bytes    : i32 length, bytes
  * UPDATE   : flags(1: full, 2: ack requested) id from to created accessed maxInactive(i32)
  *            changedCount(i32) {string bytes}* removedCount(i32) {string}*
- * ACK      : status(u8) version
+ * ACK      : status(u8) version [id, protocol 4 on; empty: none]
  * INVALIDATE, FETCH, RESYNC, REFUSED : id
  * OWNERSHIP: id version owner serving(u8: 0 promoted, 1 serving)
  * FETCH_REPLY: found(u8: 0 none, 1 backup copy, 2 primary copy) [UPDATE body]
@@ -35,11 +35,12 @@ import java.util.Set;
 public final class WireCodec {
     static final byte MAGIC = 0x53;
     /**
-     * The newest protocol: 3, attribute values with named fields. 2: values with fields in declaration order (read,
+     * The newest protocol: 4, as 3 with acknowledgements that name their session. 3: attribute values with named
+     * fields. 2: values with fields in declaration order (read,
      * and written while a member reads nothing newer). 1 (values with references) is refused as malformed: its
      * values would decode wrong without an error.
      */
-    public static final int CURRENT = 3;
+    public static final int CURRENT = 4;
     /** The oldest protocol this build reads. */
     public static final int OLDEST_READ = 2;
     static final int MAX_STRING = 4096;
@@ -95,6 +96,9 @@ public final class WireCodec {
             w.u8(ACK);
             w.u8((byte) m.status().ordinal());
             w.i64(m.version());
+            if (version >= 4) {
+                w.string(m.sessionId() == null ? "" : m.sessionId());
+            }
         } else if (message instanceof Message.Invalidate m) {
             w.u8(INVALIDATE);
             w.string(m.sessionId());
@@ -280,7 +284,9 @@ public final class WireCodec {
                 if (status >= Message.AckStatus.values().length) {
                     throw new MalformedMessageException("unknown ack status " + status);
                 }
-                yield new Message.Ack(Message.AckStatus.values()[status], r.i64());
+                long acked = r.i64();
+                String id = version >= 4 ? r.string() : "";
+                yield new Message.Ack(Message.AckStatus.values()[status], acked, id.isEmpty() ? null : id);
             }
             case INVALIDATE -> new Message.Invalidate(r.string());
             case OWNERSHIP -> {

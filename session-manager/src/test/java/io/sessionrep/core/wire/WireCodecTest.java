@@ -49,6 +49,14 @@ class WireCodecTest {
         assertTrue(u.ackRequested());
     }
 
+    @Test
+    void fromProtocol4AnAcknowledgementNamesItsSessionAndBeforeItCarriesNone() throws Exception {
+        Message.Ack ack = new Message.Ack(Message.AckStatus.APPLIED, 7, "abc");
+        assertEquals(ack, WireCodec.decode(WireCodec.encode(ack, 4)));
+        assertEquals(new Message.Ack(Message.AckStatus.APPLIED, 7, null), WireCodec.decode(WireCodec.encode(ack, 3)));
+        assertEquals(new Message.Ack(Message.AckStatus.APPLIED, 7, null), WireCodec.decode(WireCodec.encode(ack, 2)));
+    }
+
     /**
      * The writer starts with the exact size of an update (and a fetch reply with a copy), so that the frame is
      * handed over without one more copy of it: the size function must agree with what is written, whatever
@@ -104,9 +112,9 @@ class WireCodecTest {
     void unknownVersionAndTruncationAreRejected() {
         byte[] good = WireCodec.encode(new Message.Update(DELTA, false));
         byte[] otherVersion = good.clone();
-        otherVersion[1] = 4; // a protocol of a later build
+        otherVersion[1] = (byte) (WireCodec.CURRENT + 1); // a protocol of a later build
         MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
-        assertTrue(e.getMessage().contains("version 4"));
+        assertTrue(e.getMessage().contains("version " + (WireCodec.CURRENT + 1)));
         otherVersion[1] = 1; // before values lost Kryo references: their bytes would decode wrong
         assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion));
         for (int len = 0; len < good.length; len++) {
