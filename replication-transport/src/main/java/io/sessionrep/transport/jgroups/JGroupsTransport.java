@@ -386,10 +386,13 @@ public final class JGroupsTransport implements ReplicationTransport {
         return endpoint == null || endpoint.socket() == null ? null : endpoint;
     }
 
-    /** Where {@code member}'s lane listens: its physical IP and the port its address carries (none: socket null). */
+    /**
+     * Where {@code member}'s lane listens: its physical IP and the port its address carries (none, or a build whose
+     * lane frames differ from this one's: socket null).
+     */
     private LaneClient.Endpoint laneEndpointOf(Address member) {
         int port = NodeIdentity.lanePortOf(member);
-        if (port <= 0) {
+        if (port <= 0 || NodeIdentity.protocolsOf(member).newest() < LaneFrames.SINCE_PROTOCOL) {
             return new LaneClient.Endpoint(member, null);
         }
         Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));

@@ -34,6 +34,11 @@ import java.util.List;
 final class LaneFrames {
 
     static final int MAGIC = 0x53524C32; // "SRL2"
+    /**
+     * The oldest wire protocol a member must state ({@link NodeIdentity#protocolsOf}) for this node to use its lane:
+     * builds of earlier protocols speak an earlier hello ("SRL1"), which this one refuses, and they refuse this one's.
+     */
+    static final int SINCE_PROTOCOL = 4;
     static final int HELLO_BYTES = 4 + 16 + 16 + 16;
     static final int REQUEST_HEADER = 8 + 8 + 4 + 1;
     static final int REPLY_HEADER = 8 + 1;
