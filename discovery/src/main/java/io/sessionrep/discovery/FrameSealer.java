@@ -109,6 +109,14 @@ final class FrameSealer {
 
     /** The frame for {@code length} bytes of {@code plain} from {@code offset}. */
     byte[] seal(byte[] plain, int offset, int length) {
+        return seal(plain, offset, length, null);
+    }
+
+    /**
+     * The frame for {@code length} bytes of {@code plain} from {@code offset}, authenticating {@code binding} too
+     * (null: nothing more): bytes both ends know and the frame does not carry, which {@link #open} must be given alike.
+     */
+    byte[] seal(byte[] plain, int offset, int length, byte[] binding) {
         long n = counter.incrementAndGet();
         byte[] frame = new byte[HEADER_BYTES + length + TAG_BITS / 8];
         ByteBuffer.wrap(frame).put(VERSION).put(instance).putLong(n).putLong(clock.millis());
@@ -116,6 +124,9 @@ final class FrameSealer {
             Cipher cipher = CIPHERS.get();
             cipher.init(Cipher.ENCRYPT_MODE, sealingKey, new GCMParameterSpec(TAG_BITS, nonce(n)));
             cipher.updateAAD(frame, 0, HEADER_BYTES);
+            if (binding != null) {
+                cipher.updateAAD(binding);
+            }
             cipher.doFinal(plain, offset, length, frame, HEADER_BYTES);
             return frame;
         } catch (GeneralSecurityException e) {
@@ -129,6 +140,14 @@ final class FrameSealer {
      * @throws RefusedFrame when the frame is malformed, not fresh, replayed or not authentic
      */
     byte[] open(byte[] frame, int offset, int length) throws RefusedFrame {
+        return open(frame, offset, length, null);
+    }
+
+    /**
+     * The plaintext of a frame sealed with {@code binding} ({@link #seal(byte[], int, int, byte[])}), accepted at most
+     * once; a frame sealed with other binding bytes is not authentic.
+     */
+    byte[] open(byte[] frame, int offset, int length, byte[] binding) throws RefusedFrame {
         if (length < OVERHEAD || frame[offset] != VERSION) {
             throw new RefusedFrame(Refusal.MALFORMED, length + " bytes");
         }
@@ -151,6 +170,9 @@ final class FrameSealer {
             Cipher cipher = CIPHERS.get();
             cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, nonce(n)));
             cipher.updateAAD(frame, offset, HEADER_BYTES);
+            if (binding != null) {
+                cipher.updateAAD(binding);
+            }
             plain = cipher.doFinal(frame, offset + HEADER_BYTES, length - HEADER_BYTES);
         } catch (AEADBadTagException e) {
             throw new RefusedFrame(Refusal.NOT_AUTHENTIC, "");

@@ -36,10 +36,24 @@ public final class SealedBytes {
         return sealer.seal(plain, 0, plain.length);
     }
 
+    /**
+     * The sealed frame of {@code plain}, bound to {@code binding}: bytes both ends know (which connection, which
+     * direction, which frame of it), authenticated but not carried; {@link #open(byte[], byte[])} refuses the frame
+     * unless given the same.
+     */
+    public byte[] seal(byte[] plain, byte[] binding) {
+        return sealer.seal(plain, 0, plain.length, binding);
+    }
+
     /** The plaintext of {@code frame}, accepted at most once. */
     public byte[] open(byte[] frame) throws Refused {
+        return open(frame, null);
+    }
+
+    /** The plaintext of {@code frame} sealed with {@code binding} (null: none), accepted at most once. */
+    public byte[] open(byte[] frame, byte[] binding) throws Refused {
         try {
-            return sealer.open(frame, 0, frame.length);
+            return sealer.open(frame, 0, frame.length, binding);
         } catch (FrameSealer.RefusedFrame e) {
             throw new Refused(e.getMessage());
         }

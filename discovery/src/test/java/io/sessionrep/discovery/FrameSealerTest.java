@@ -63,6 +63,19 @@ class FrameSealerTest {
     }
 
     @Test
+    void aFrameSealedWithBindingBytesOpensOnlyWithTheSameAndIsNotSpentByAWrongTry() throws Exception {
+        byte[] binding = {1, 2, 3, 4};
+        byte[] frame = sender.seal(PLAIN, 0, PLAIN.length, binding);
+        assertEquals(PLAIN.length + FrameSealer.OVERHEAD, frame.length); // authenticated, not carried
+        RefusedFrame other = assertThrows(RefusedFrame.class, () -> receiver.open(frame, 0, frame.length, new byte[]{1, 2, 3, 5}));
+        assertEquals(Refusal.NOT_AUTHENTIC, other.reason);
+        assertEquals(Refusal.NOT_AUTHENTIC, refusal(receiver, frame)); // nor without any
+        assertArrayEquals(PLAIN, receiver.open(frame, 0, frame.length, binding.clone()));
+        assertEquals(Refusal.REPLAYED, assertThrows(RefusedFrame.class,
+                () -> receiver.open(frame, 0, frame.length, binding)).reason);
+    }
+
+    @Test
     void theSamePlaintextNeverGivesTheSameFrame() {
         byte[] first = sender.seal(PLAIN, 0, PLAIN.length);
         byte[] second = sender.seal(PLAIN, 0, PLAIN.length);

@@ -129,11 +129,23 @@ final class AcknowledgedSend {
         node.metrics.valueBytesSent.increment(update.valueBytes());
     }
 
-    /** The status the backup's reply carries; IllegalStateException when the reply is not an acknowledgement. */
+    /**
+     * The status the backup's reply carries; IllegalStateException when the reply is not an acknowledgement of this
+     * update: of its version and (protocol 4 on, where the acknowledgement names it) its session.
+     */
     private Message.AckStatus acknowledgement(Member target, Encoded encoded, byte[] reply) {
+        SessionUpdate update = encoded.update();
         try {
             if (WireCodec.decode(reply) instanceof Message.Ack ack) {
-                refusals.answered(encoded.update().sessionId(), target, ack.status());
+                if (ack.version() != update.toVersion()
+                        || (ack.sessionId() != null && !ack.sessionId().equals(update.sessionId()))) {
+                    node.metrics.rejectedMalformed.increment();
+                    throw new IllegalStateException("a reply from " + target.name() + " acknowledges another update ("
+                            + (ack.sessionId() == null ? "" : "session " + LogIds.shortForm(ack.sessionId()) + " ")
+                            + "version " + ack.version() + ") than session " + LogIds.shortForm(update.sessionId())
+                            + " version " + update.toVersion());
+                }
+                refusals.answered(update.sessionId(), target, ack.status());
                 return ack.status();
             }
         } catch (MalformedMessageException e) {

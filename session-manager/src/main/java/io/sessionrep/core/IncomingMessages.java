@@ -154,7 +154,7 @@ final class IncomingMessages implements MessageReceiver {
                     loseOwnership(id);
                 } else {
                     // this node owns a copy at least as new: nothing to hold as a backup
-                    return m.ackRequested() ? node.wire.encode(new Message.Ack(Message.AckStatus.APPLIED, version)) : null;
+                    return m.ackRequested() ? node.wire.encode(new Message.Ack(Message.AckStatus.APPLIED, version, id)) : null;
                 }
             }
             BackupStore.Backup held = node.backups.get(id);
@@ -167,7 +167,7 @@ final class IncomingMessages implements MessageReceiver {
                 if (!m.ackRequested()) {
                     node.transport.send(sender, node.wire.encode(new Message.Resync(id)));
                 }
-                return m.ackRequested() ? node.wire.encode(new Message.Ack(status, version)) : null;
+                return m.ackRequested() ? node.wire.encode(new Message.Ack(status, version, id)) : null;
             }
             status = node.backups.apply(acceptedValues(update, sender), sender, m.ackRequested());
             if (status != Message.AckStatus.APPLIED) {
@@ -185,7 +185,7 @@ final class IncomingMessages implements MessageReceiver {
                 node.transport.send(sender, node.wire.encode(new Message.Resync(id)));
             }
         }
-        return m.ackRequested() ? node.wire.encode(new Message.Ack(status, version)) : null;
+        return m.ackRequested() ? node.wire.encode(new Message.Ack(status, version, id)) : null;
     }
 
     private final WarningInterval fullWarning = new WarningInterval(java.time.Duration.ofMinutes(1));

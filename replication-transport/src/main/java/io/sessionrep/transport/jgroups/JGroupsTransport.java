@@ -386,15 +386,29 @@ public final class JGroupsTransport implements ReplicationTransport {
         return endpoint == null || endpoint.socket() == null ? null : endpoint;
     }
 
-    /** Where {@code member}'s lane listens: its physical IP and the port its address carries (none: socket null). */
+    /**
+     * Where {@code member}'s lane listens: its physical IP and the port its address carries (none, or a build whose
+     * lane frames differ from this one's: socket null).
+     */
     private LaneClient.Endpoint laneEndpointOf(Address member) {
         int port = NodeIdentity.lanePortOf(member);
-        if (port <= 0) {
+        if (port <= 0 || NodeIdentity.protocolsOf(member).newest() < LaneFrames.SINCE_PROTOCOL) {
             return new LaneClient.Endpoint(member, null);
         }
         Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
         return physical instanceof IpAddress ip
                 ? new LaneClient.Endpoint(member, new InetSocketAddress(ip.getIpAddress(), port)) : null;
+    }
+
+    /** Whether {@code remote} is the physical IP of a member of the view (where its lane connections come from). */
+    private boolean hostOfAMember(InetAddress remote) {
+        for (Address member : membership.addresses()) {
+            Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
+            if (physical instanceof IpAddress ip && remote.equals(ip.getIpAddress())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Opens the data lane's server socket when this node uses it; its port then travels in this node's address. */
@@ -416,13 +430,16 @@ public final class JGroupsTransport implements ReplicationTransport {
                 : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName()));
         try {
             laneServer = new LaneServer(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), tls, frames,
-                    receiver, () -> membership, () -> channel.getAddress(), handledPositions, counters, local.name());
+                    receiver, () -> membership, () -> channel.getAddress(), this::hostOfAMember, handledPositions, counters,
+                    local.name());
         } catch (IOException e) {
             throw new ConfigException("data-lane-port", config.dataLanePort() + " on bind-address " + config.bindAddress()
                     + " cannot be opened (" + e.getMessage() + "): choose a free port, 0 for any free port, or set"
                     + " data-lane=false");
         }
-        laneClient = new LaneClient(frames, counters, tls);
+        InetAddress bind = InetAddress.getByName(config.bindAddress());
+        // connections leave from the bind address, the one the channel's members know this node by (see hostOfAMember)
+        laneClient = new LaneClient(frames, counters, tls, bind.isAnyLocalAddress() ? null : bind);
     }
 
     /** See {@link PartialClusterWatch}; none while not running. */

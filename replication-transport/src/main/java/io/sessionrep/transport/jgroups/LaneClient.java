@@ -10,6 +10,7 @@ import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
@@ -82,13 +83,19 @@ final class LaneClient implements AutoCloseable {
     private final int room;
     /** The channel's TLS context when the lane is TLS too; null: plain TCP. */
     private final SSLContext tls;
+    /** Where connections leave from (the channel's bind address); null: where the system routes them from. */
+    private final InetAddress localAddress;
     private volatile boolean closed;
 
-    /** @param tls the channel's TLS context ({@code tls-keystore}): this lane's connections are TLS too; null: plain */
-    LaneClient(LaneFrames frames, TransportCounters counters, SSLContext tls) {
+    /**
+     * @param tls the channel's TLS context ({@code tls-keystore}): this lane's connections are TLS too; null: plain
+     * @param localAddress the address connections leave from, the one members admit them from; null: any
+     */
+    LaneClient(LaneFrames frames, TransportCounters counters, SSLContext tls, InetAddress localAddress) {
         this.frames = frames;
         this.counters = counters;
         this.tls = tls;
+        this.localAddress = localAddress;
         this.room = payloadRoom(grantedRoom(), tls != null);
         if (room < MIN_ROOM) {
             LOG.log(System.Logger.Level.WARNING, "the lane is not used: a socket's send buffer holds " + room
@@ -216,8 +223,12 @@ final class LaneClient implements AutoCloseable {
             noLongerNeeded.thenRun(() -> deadlines.cutShort(deadline, NO_LONGER_NEEDED_GRACE_MILLIS));
         }
         try {
-            frames.writeRequest(c.out, sentBefore, wait / 2, payload);
-            Reply reply = frames.readReply(c.in, LaneFrames.MAX_PAYLOAD);
+            long exchange = c.link.nextExchange();
+            frames.writeRequest(c.out, c.link, exchange, sentBefore, wait / 2, payload);
+            Reply reply = frames.readReply(c.in, c.link, LaneFrames.MAX_PAYLOAD);
+            if (reply.exchange() != exchange) {
+                throw new MalformedLaneFrame("a reply to exchange " + reply.exchange() + " where " + exchange + " was asked");
+            }
             replied = true;
             return switch (reply.status()) {
                 case LaneFrames.REPLIED, LaneFrames.NO_REPLY -> {
@@ -244,6 +255,9 @@ final class LaneClient implements AutoCloseable {
                 throw new TimeoutException("no reply on the lane from " + target.member() + " within " + millis + " ms");
             }
             counters.requestFailed();
+            if (e instanceof MalformedLaneFrame) {
+                counters.countLaneRefused(); // a reply not authentic here, or not to this request: the connection is closed
+            }
             // e.g. closed at once by a lane that has as many connections as it takes: do not try again per request
             pool.pauseFor(RETRY_AFTER_MILLIS, "an exchange failed (" + e + ")");
             throw new TransportException("lane to " + target.member() + " failed: " + e, e);
@@ -347,6 +361,7 @@ final class LaneClient implements AutoCloseable {
         final Socket socket;
         final DataInputStream in;
         final DataOutputStream out;
+        final LaneLink link;
         long idleSince;
 
         Connection(Endpoint target, Address self, int connectTimeoutMillis) throws IOException {
@@ -354,6 +369,9 @@ final class LaneClient implements AutoCloseable {
             try {
                 socket.setTcpNoDelay(true);
                 socket.setSendBufferSize(SEND_BUFFER);
+                if (localAddress != null) {
+                    socket.bind(new InetSocketAddress(localAddress, 0));
+                }
                 socket.connect(target.socket(), connectTimeoutMillis);
                 if (socket instanceof SSLSocket secured) { // the handshake waits for the member: as long as a connect
                     socket.setSoTimeout(connectTimeoutMillis);
@@ -366,7 +384,8 @@ final class LaneClient implements AutoCloseable {
                 }
                 in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
                 out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 16 * 1024));
-                frames.writeHello(out, LaneFrames.Hello.of(self, target.member()));
+                link = LaneLink.atClient(self, target.member());
+                frames.writeHello(out, link);
             } catch (IOException | RuntimeException e) {
                 close();
                 throw e;

@@ -15,12 +15,15 @@ import java.util.List;
 /**
  * The lane's frames ({@link LaneServer}, {@link LaneClient}), each a 4-byte length and a body;
  * with {@code cluster-key} every body is sealed as the channel's frames are ({@link SealedBytes}: authenticated,
- * fresh, accepted once), without it the body is plain, as the channel's is then.
+ * fresh, accepted once), and every frame after the hello bound to its connection, direction, the two node instances
+ * and its place in its direction ({@link LaneLink}); without it the body is plain, as the channel's is then.
  * <pre>
- * hello   = magic (4) | client address (16) | server address (16)         client to server, first
- * request = sent before (8) | wait millis (4) | kind (1) | payload                     client to server
- * reply   = status (1) | payload                                                      server to client
+ * hello   = magic (4) | connection id (16) | client address (16) | server address (16)   client to server, first
+ * request = exchange (8) | sent before (8) | wait millis (4) | kind (1) | payload             client to server
+ * reply   = exchange (8) | status (1) | payload                                             server to client
  * </pre>
+ * "Exchange" numbers the client's requests on the connection; a reply names the request it answers, and the client
+ * takes it only as the answer to that request.
  * "Sent before" is the {@link ChannelPosition} of the channel messages the client sent the server's node before the
  * request, which the server handles first. A request of kind {@link #REQUEST} carries one message, which the core answers (a sync request end); one of
  * kind {@link #ONE_WAYS} carries one-way messages, {@code count (4) | (length (4) | message) * count}, handled
@@ -30,9 +33,15 @@ import java.util.List;
  */
 final class LaneFrames {
 
-    static final int MAGIC = 0x53524C31; // "SRL1"
-    static final int HELLO_BYTES = 4 + 16 + 16;
-    static final int REQUEST_HEADER = 8 + 4 + 1;
+    static final int MAGIC = 0x53524C32; // "SRL2"
+    /**
+     * The oldest wire protocol a member must state ({@link NodeIdentity#protocolsOf}) for this node to use its lane:
+     * builds of earlier protocols speak an earlier hello ("SRL1"), which this one refuses, and they refuse this one's.
+     */
+    static final int SINCE_PROTOCOL = 4;
+    static final int HELLO_BYTES = 4 + 16 + 16 + 16;
+    static final int REQUEST_HEADER = 8 + 8 + 4 + 1;
+    static final int REPLY_HEADER = 8 + 1;
     static final byte REQUEST = 0;
     static final byte ONE_WAYS = 1;
     /**
@@ -56,11 +65,11 @@ final class LaneFrames {
         }
     }
 
-    record Hello(long clientHigh, long clientLow, long serverHigh, long serverLow) {
-        static Hello of(Address client, Address server) {
+    record Hello(long idHigh, long idLow, long clientHigh, long clientLow, long serverHigh, long serverLow) {
+        static Hello of(long idHigh, long idLow, Address client, Address server) {
             UUID c = (UUID) client;
             UUID s = (UUID) server;
-            return new Hello(c.getMostSignificantBits(), c.getLeastSignificantBits(),
+            return new Hello(idHigh, idLow, c.getMostSignificantBits(), c.getLeastSignificantBits(),
                     s.getMostSignificantBits(), s.getLeastSignificantBits());
         }
 
@@ -73,7 +82,7 @@ final class LaneFrames {
      * A request: of kind {@link #REQUEST} its {@code payload} (and {@code oneWays} null); of kind {@link #ONE_WAYS} the
      * messages of its batch, in order, each read straight into an array of its own ({@code payload} null).
      */
-    record Request(long sentBefore, int waitMillis, byte kind, byte[] payload, List<byte[]> oneWays) {
+    record Request(long exchange, long sentBefore, int waitMillis, byte kind, byte[] payload, List<byte[]> oneWays) {
     }
 
     /** The payload size of a {@link #ONE_WAYS} request carrying messages of these sizes in all. */
@@ -81,7 +90,7 @@ final class LaneFrames {
         return (int) Math.min(Integer.MAX_VALUE, 4 + 4L * messages + messageBytes);
     }
 
-    record Reply(byte status, byte[] payload) {
+    record Reply(long exchange, byte status, byte[] payload) {
     }
 
     private final SealedBytes sealer; // null: plain
@@ -90,23 +99,27 @@ final class LaneFrames {
         this.sealer = sealer;
     }
 
-    void writeHello(DataOutputStream out, Hello hello) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(HELLO_BYTES).putInt(MAGIC).putLong(hello.clientHigh()).putLong(hello.clientLow())
-                .putLong(hello.serverHigh()).putLong(hello.serverLow());
-        writeBody(out, b.array());
+    /** The hello of {@code link}'s connection (sealed without a binding: it sets up the binding of what follows). */
+    void writeHello(DataOutputStream out, LaneLink link) throws IOException {
+        Hello hello = link.hello();
+        ByteBuffer b = ByteBuffer.allocate(HELLO_BYTES).putInt(MAGIC).putLong(hello.idHigh()).putLong(hello.idLow())
+                .putLong(hello.clientHigh()).putLong(hello.clientLow()).putLong(hello.serverHigh()).putLong(hello.serverLow());
+        writeBody(out, b.array(), null);
     }
 
     Hello readHello(DataInputStream in) throws IOException, MalformedLaneFrame {
-        ByteBuffer b = ByteBuffer.wrap(readBody(in, HELLO_BYTES));
+        ByteBuffer b = ByteBuffer.wrap(readBody(in, HELLO_BYTES, null));
         if (b.remaining() != HELLO_BYTES || b.getInt() != MAGIC) {
-            throw new MalformedLaneFrame("not a data lane hello");
+            throw new MalformedLaneFrame("not a data lane hello (of this release)");
         }
-        return new Hello(b.getLong(), b.getLong(), b.getLong(), b.getLong());
+        return new Hello(b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
     }
 
-    void writeRequest(DataOutputStream out, long sentBefore, int waitMillis, byte[] payload) throws IOException {
+    void writeRequest(DataOutputStream out, LaneLink link, long exchange, long sentBefore, int waitMillis, byte[] payload)
+            throws IOException {
         if (sealer == null) { // written as it goes: no copy of the payload
             out.writeInt(REQUEST_HEADER + payload.length);
+            out.writeLong(exchange);
             out.writeLong(sentBefore);
             out.writeInt(waitMillis);
             out.writeByte(REQUEST);
@@ -114,15 +127,16 @@ final class LaneFrames {
             out.flush();
             return;
         }
-        writeBody(out, ByteBuffer.allocate(REQUEST_HEADER + payload.length).putLong(sentBefore).putInt(waitMillis)
-                .put(REQUEST).put(payload).array());
+        writeBody(out, ByteBuffer.allocate(REQUEST_HEADER + payload.length).putLong(exchange).putLong(sentBefore)
+                .putInt(waitMillis).put(REQUEST).put(payload).array(), link);
     }
 
     /** A {@link #ONE_WAYS} request; {@code payloadLength} is {@link #oneWaysLength} of the messages. */
-    void writeOneWays(DataOutputStream out, long sentBefore, int waitMillis, List<byte[]> messages, int payloadLength)
-            throws IOException {
+    void writeOneWays(DataOutputStream out, LaneLink link, long exchange, long sentBefore, int waitMillis,
+                      List<byte[]> messages, int payloadLength) throws IOException {
         if (sealer == null) { // written as it goes: no copy of the messages
             out.writeInt(REQUEST_HEADER + payloadLength);
+            out.writeLong(exchange);
             out.writeLong(sentBefore);
             out.writeInt(waitMillis);
             out.writeByte(ONE_WAYS);
@@ -134,19 +148,19 @@ final class LaneFrames {
             out.flush();
             return;
         }
-        ByteBuffer b = ByteBuffer.allocate(REQUEST_HEADER + payloadLength).putLong(sentBefore).putInt(waitMillis)
-                .put(ONE_WAYS).putInt(messages.size());
+        ByteBuffer b = ByteBuffer.allocate(REQUEST_HEADER + payloadLength).putLong(exchange).putLong(sentBefore)
+                .putInt(waitMillis).put(ONE_WAYS).putInt(messages.size());
         for (byte[] m : messages) {
             b.putInt(m.length).put(m);
         }
-        writeBody(out, b.array());
+        writeBody(out, b.array(), link);
     }
 
-    Request readRequest(DataInputStream in) throws IOException, MalformedLaneFrame {
+    Request readRequest(DataInputStream in, LaneLink link) throws IOException, MalformedLaneFrame {
         if (sealer == null) {
             return readRequestBody(in, readLength(in, REQUEST_HEADER + MAX_PAYLOAD));
         }
-        byte[] body = readBody(in, REQUEST_HEADER + MAX_PAYLOAD);
+        byte[] body = readBody(in, REQUEST_HEADER + MAX_PAYLOAD, link);
         return readRequestBody(new DataInputStream(new ByteArrayInputStream(body)), body.length);
     }
 
@@ -155,16 +169,17 @@ final class LaneFrames {
         if (length < REQUEST_HEADER) {
             throw new MalformedLaneFrame("request of " + length + " bytes");
         }
+        long exchange = in.readLong();
         long sentBefore = in.readLong();
         int wait = in.readInt();
         byte kind = kind(in.readByte());
         int payloadLength = length - REQUEST_HEADER;
         if (kind == ONE_WAYS) {
-            return new Request(sentBefore, wait, kind, null, readOneWays(in, payloadLength));
+            return new Request(exchange, sentBefore, wait, kind, null, readOneWays(in, payloadLength));
         }
         byte[] payload = new byte[payloadLength];
         in.readFully(payload);
-        return new Request(sentBefore, wait, kind, payload, null);
+        return new Request(exchange, sentBefore, wait, kind, payload, null);
     }
 
     /**
@@ -206,36 +221,44 @@ final class LaneFrames {
         return kind;
     }
 
-    void writeReply(DataOutputStream out, byte status, byte[] payload) throws IOException {
+    /** The reply to the request {@code exchange}. */
+    void writeReply(DataOutputStream out, LaneLink link, long exchange, byte status, byte[] payload) throws IOException {
         byte[] p = payload == null ? new byte[0] : payload;
         if (sealer == null) {
-            out.writeInt(1 + p.length);
+            out.writeInt(REPLY_HEADER + p.length);
+            out.writeLong(exchange);
             out.writeByte(status);
             out.write(p);
             out.flush();
             return;
         }
-        writeBody(out, ByteBuffer.allocate(1 + p.length).put(status).put(p).array());
+        writeBody(out, ByteBuffer.allocate(REPLY_HEADER + p.length).putLong(exchange).put(status).put(p).array(), link);
     }
 
-    Reply readReply(DataInputStream in, int maxPayload) throws IOException, MalformedLaneFrame {
-        byte[] body = readBody(in, 1 + maxPayload);
-        if (body.length < 1 || body[0] < REPLIED || body[0] > NOT_HANDLED) {
+    Reply readReply(DataInputStream in, LaneLink link, int maxPayload) throws IOException, MalformedLaneFrame {
+        ByteBuffer body = ByteBuffer.wrap(readBody(in, REPLY_HEADER + maxPayload, link));
+        if (body.remaining() < REPLY_HEADER) {
             throw new MalformedLaneFrame("not a data lane reply");
         }
-        byte[] payload = new byte[body.length - 1];
-        System.arraycopy(body, 1, payload, 0, payload.length);
-        return new Reply(body[0], payload);
+        long exchange = body.getLong();
+        byte status = body.get();
+        if (status < REPLIED || status > NOT_HANDLED) {
+            throw new MalformedLaneFrame("not a data lane reply (status " + status + ")");
+        }
+        byte[] payload = new byte[body.remaining()];
+        body.get(payload);
+        return new Reply(exchange, status, payload);
     }
 
-    private void writeBody(DataOutputStream out, byte[] plain) throws IOException {
-        byte[] body = sealer == null ? plain : sealer.seal(plain);
+    /** {@code plain} as a frame: sealed bound to {@code link}'s next written frame (null: the hello), or plain. */
+    private void writeBody(DataOutputStream out, byte[] plain, LaneLink link) throws IOException {
+        byte[] body = sealer == null ? plain : link == null ? sealer.seal(plain) : sealer.seal(plain, link.nextWritten());
         out.writeInt(body.length);
         out.write(body);
         out.flush();
     }
 
-    private byte[] readBody(DataInputStream in, int maxPlain) throws IOException, MalformedLaneFrame {
+    private byte[] readBody(DataInputStream in, int maxPlain, LaneLink link) throws IOException, MalformedLaneFrame {
         int length = readLength(in, maxPlain + (sealer == null ? 0 : SealedBytes.OVERHEAD));
         byte[] body = new byte[length];
         in.readFully(body);
@@ -243,9 +266,10 @@ final class LaneFrames {
             return body;
         }
         try {
-            return sealer.open(body);
+            return sealer.open(body, link == null ? null : link.nextRead());
         } catch (SealedBytes.Refused e) {
-            throw new MalformedLaneFrame("refused by cluster-key: " + e.getMessage());
+            throw new MalformedLaneFrame("refused by cluster-key (not sealed for this connection, direction, pair of"
+                    + " nodes and place in it, or not at all): " + e.getMessage());
         }
     }
 

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -38,6 +39,10 @@ import javax.net.ssl.SSLServerSocket;
  * the sender has gone (its answer cannot be written) are still handled. An update then costs one write and one
  * read on each side, where over the channel it crosses a bundler thread on the sender and a reader and a pool
  * thread on the receiver, and every protocol of the stack.
+ *
+ * <p>A connection from an address that is not the host of a member of this node's view ({@code admitted}) is closed
+ * as it is accepted, before a thread or a buffer is spent on it, and counted ({@link TransportCounters#laneRefused()});
+ * members on one host share its address, and so do outsiders on it, for whom the bounds below apply.
  *
  * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections past their hello at once (more are closed); at most
  * {@link #MAX_SILENT} connections that have not said hello yet, the oldest closed when another comes, so that
@@ -72,6 +77,7 @@ final class LaneServer implements AutoCloseable {
     private final MessageReceiver receiver;
     private final Supplier<Membership> membership;
     private final Supplier<Address> self;
+    private final Predicate<InetAddress> admitted;
     private final HandledPositions handledPositions;
     private final TransportCounters counters;
     private final String localName;
@@ -85,15 +91,17 @@ final class LaneServer implements AutoCloseable {
     /**
      * @param tls with TLS ({@code tls-keystore}): the context of the channel's TLS, whose connections this lane's then
      *            are too, the client's certificate required ({@code needClientAuth}); null: plain TCP
+     * @param admitted whether a connection from this address may be read from: the host of a member of the view
      */
     LaneServer(InetAddress bind, int port, SSLContext tls, LaneFrames frames, MessageReceiver receiver,
-               Supplier<Membership> membership, Supplier<Address> self, HandledPositions handledPositions,
-               TransportCounters counters, String localName) throws IOException {
+               Supplier<Membership> membership, Supplier<Address> self, Predicate<InetAddress> admitted,
+               HandledPositions handledPositions, TransportCounters counters, String localName) throws IOException {
         this.server = tls == null ? new ServerSocket(port, ACCEPT_BACKLOG, bind) : tlsServerSocket(tls, port, bind);
         this.frames = frames;
         this.receiver = receiver;
         this.membership = membership;
         this.self = self;
+        this.admitted = admitted;
         this.handledPositions = handledPositions;
         this.counters = counters;
         this.localName = localName;
@@ -138,6 +146,10 @@ final class LaneServer implements AutoCloseable {
                 }
                 return;
             }
+            if (!admitted.test(socket.getInetAddress())) {
+                refuse(socket, "not from the host of a member of this node's view");
+                continue;
+            }
             if (silent.size() >= MAX_SILENT) {
                 Socket oldest = silent.pollFirst();
                 if (oldest != null) {
@@ -170,6 +182,7 @@ final class LaneServer implements AutoCloseable {
             }
             counted = true;
             Address sender = memberAddress(hello);
+            LaneLink link = LaneLink.atServer(hello);
             if (sender == null) {
                 // also a node that has just joined, before this node's view holds it: it takes the channel meanwhile
                 counters.countLaneRefused();
@@ -179,7 +192,7 @@ final class LaneServer implements AutoCloseable {
             }
             boolean answering = true;
             while (!closed) {
-                Request request = frames.readRequest(in);
+                Request request = frames.readRequest(in, link);
                 watched.heard();
                 Member member = membership.get().memberAt(sender);
                 if (member == null) {
@@ -189,7 +202,7 @@ final class LaneServer implements AutoCloseable {
                 int wait = Math.max(0, Math.min(request.waitMillis(), MAX_WAIT_MILLIS));
                 if (!handledPositions.await(sender, request.sentBefore(), wait)) {
                     counters.countLaneNotHandled();
-                    frames.writeReply(out, LaneFrames.NOT_HANDLED, null);
+                    frames.writeReply(out, link, request.exchange(), LaneFrames.NOT_HANDLED, null);
                     if (oneWays != null) {
                         return; // the frames written after it must not be handled before it: its sender resends them all
                     }
@@ -199,7 +212,7 @@ final class LaneServer implements AutoCloseable {
                     for (byte[] message : oneWays) {
                         handOver(member, message);
                     }
-                    answering = answering && answer(out);
+                    answering = answering && answer(out, link, request.exchange());
                     continue;
                 }
                 counters.received(request.payload().length);
@@ -215,7 +228,7 @@ final class LaneServer implements AutoCloseable {
                 if (reply != null) {
                     counters.replySent();
                 }
-                frames.writeReply(out, reply == null ? LaneFrames.NO_REPLY : LaneFrames.REPLIED, reply);
+                frames.writeReply(out, link, request.exchange(), reply == null ? LaneFrames.NO_REPLY : LaneFrames.REPLIED, reply);
             }
         } catch (MalformedLaneFrame e) {
             refuse(socket, e.getMessage());
@@ -240,9 +253,9 @@ final class LaneServer implements AutoCloseable {
      * Answers that a batch was handled; false when the answer cannot be written (its sender has gone, or closed the
      * connection): the batches it wrote before are still handled, as they arrived before it went.
      */
-    private boolean answer(DataOutputStream out) {
+    private boolean answer(DataOutputStream out, LaneLink link, long exchange) {
         try {
-            frames.writeReply(out, LaneFrames.REPLIED, null);
+            frames.writeReply(out, link, exchange, LaneFrames.REPLIED, null);
             return true;
         } catch (IOException e) {
             return false;
@@ -261,10 +274,11 @@ final class LaneServer implements AutoCloseable {
         }
     }
 
-    /** The member the hello names, if it is one and the hello is meant for this node; else null. */
+    /** The member the hello names, if it is one other than this node and the hello is meant for this node; else null. */
     private Address memberAddress(Hello hello) {
         Address me = self.get();
-        if (me == null || !Hello.names(me, hello.serverHigh(), hello.serverLow())) {
+        if (me == null || !Hello.names(me, hello.serverHigh(), hello.serverLow())
+                || Hello.names(me, hello.clientHigh(), hello.clientLow())) {
             return null;
         }
         for (Address a : membership.get().addresses()) {

@@ -38,7 +38,7 @@ final class OneWayPipe<T> implements AutoCloseable {
         void pauseFor(long millis, String why);
     }
 
-    private record Frame<T>(List<T> items, List<byte[]> messages, int windowBytes, long writtenAt) {
+    private record Frame<T>(long exchange, List<T> items, List<byte[]> messages, int windowBytes, long writtenAt) {
     }
 
     private final LaneClient.Connection connection;
@@ -78,6 +78,7 @@ final class OneWayPipe<T> implements AutoCloseable {
      */
     boolean write(long sentBefore, List<byte[]> messages, int payloadLength, List<T> items) {
         int bytes = payloadLength + FRAME_OVERHEAD;
+        long exchange;
         long started = System.nanoTime();
         synchronized (this) {
             try {
@@ -99,11 +100,13 @@ final class OneWayPipe<T> implements AutoCloseable {
             if (failure != null) {
                 return false;
             }
-            unanswered.addLast(new Frame<>(items, messages, bytes, System.nanoTime()));
+            exchange = connection.link.nextExchange();
+            unanswered.addLast(new Frame<>(exchange, items, messages, bytes, System.nanoTime()));
             unansweredBytes += bytes;
         }
         try {
-            frames.writeOneWays(connection.out, sentBefore, LaneClient.ONE_WAYS_CHANNEL_WAIT_MILLIS, messages, payloadLength);
+            frames.writeOneWays(connection.out, connection.link, exchange, sentBefore, LaneClient.ONE_WAYS_CHANNEL_WAIT_MILLIS,
+                    messages, payloadLength);
             lastWriteMillis = System.currentTimeMillis();
         } catch (IOException e) {
             fail("writing a frame failed (" + e + ")", LaneClient.RETRY_AFTER_MILLIS); // settle hands this frame back
@@ -192,26 +195,36 @@ final class OneWayPipe<T> implements AutoCloseable {
     private void readAnswers() {
         try {
             while (true) {
-                Reply reply = frames.readReply(connection.in, 0); // an answer to one-way messages carries nothing
+                Reply reply = frames.readReply(connection.in, connection.link, 0); // an answer to one-way messages carries nothing
                 if (reply.status() != LaneFrames.REPLIED) {
                     fail("its lane answered that this node's channel messages had not been handled there within "
                             + LaneClient.ONE_WAYS_CHANNEL_WAIT_MILLIS + " ms", LaneClient.RETRY_AFTER_MILLIS);
                     return;
                 }
-                answered();
+                answered(reply.exchange());
             }
-        } catch (IOException | MalformedLaneFrame e) {
+        } catch (MalformedLaneFrame e) {
+            counters.countLaneRefused();
+            fail("the connection failed (" + e.getMessage() + ")", LaneClient.RETRY_AFTER_MILLIS);
+        } catch (IOException e) {
             fail("the connection failed (" + e + ")", LaneClient.RETRY_AFTER_MILLIS);
         }
     }
 
-    private void answered() throws MalformedLaneFrame {
+    /**
+     * The member answered the frame {@code exchange}: it must be the oldest unanswered one, as the member handles them
+     * in the order written; an answer to a later one means an earlier frame was not handled there (it is not taken as
+     * answered: the pipe fails and hands it back).
+     */
+    private void answered(long exchange) throws MalformedLaneFrame {
         Frame<T> frame;
         synchronized (this) {
-            frame = unanswered.pollFirst();
-            if (frame == null) {
-                throw new MalformedLaneFrame("an answer to no frame");
+            frame = unanswered.peekFirst();
+            if (frame == null || frame.exchange() != exchange) {
+                throw new MalformedLaneFrame("an answer to frame " + exchange + " where the oldest unanswered is "
+                        + (frame == null ? "none" : frame.exchange()));
             }
+            unanswered.pollFirst();
             unansweredBytes -= frame.windowBytes();
             // counted before the waiters are released: one that sees the frame answered sees it counted
             counters.laneExchanged();

@@ -223,9 +223,10 @@ class AsyncLaneTest {
         // as a primary killed with kill -9 right after writing three frames: its kernel resets the connection
         try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            frames.writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
+            LaneLink link = LaneLink.atClient(aAddress, bAddress);
+            frames.writeHello(out, link);
             for (int i = 0; i < 3; i++) {
-                frames.writeOneWays(out, 0, 100, List.of(numbered(i, 25_000)), LaneFrames.oneWaysLength(1, 25_000));
+                frames.writeOneWays(out, link, link.nextExchange(), 0, 100, List.of(numbered(i, 25_000)), LaneFrames.oneWaysLength(1, 25_000));
             }
             Thread.sleep(200); // all of it in b's socket; b on message 0
             s.setSoLinger(true, 0); // close with a reset, not a FIN
@@ -244,10 +245,11 @@ class AsyncLaneTest {
         org.jgroups.Address bAddress = p.b().channel().getAddress();
         try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
+            new LaneFrames(null).writeHello(out, LaneLink.atClient(aAddress, bAddress));
             // a batch claiming two messages, the second longer than the frame
             byte[] payload = ByteBuffer.allocate(4 + 4 + 1 + 4).putInt(2).putInt(1).put((byte) 9).putInt(1_000).array();
             out.writeInt(LaneFrames.REQUEST_HEADER + payload.length);
+            out.writeLong(1);
             out.writeLong(0);
             out.writeInt(100);
             out.writeByte(LaneFrames.ONE_WAYS);

@@ -27,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class LaneFramesFuzzTest {
 
     private static final LaneFrames PLAIN = new LaneFrames(null);
+    /** Plain frames are bound to nothing: any link reads and writes them alike. */
+    private static final LaneLink LINK = LaneLink.atClient(new org.jgroups.util.UUID(1, 2), new org.jgroups.util.UUID(3, 4));
 
     /** A backup's side: a hello, then requests and one-way batches, as {@code LaneServer} reads them. */
     @FuzzTest(maxDuration = "5s")
@@ -35,7 +37,7 @@ class LaneFramesFuzzTest {
         try {
             PLAIN.readHello(in);
             while (true) {
-                Request request = PLAIN.readRequest(in);
+                Request request = PLAIN.readRequest(in, LINK);
                 if (request.kind() == LaneFrames.ONE_WAYS) {
                     List<byte[]> messages = request.oneWays();
                     assertOneWaysRoundTrip(request, messages);
@@ -54,10 +56,11 @@ class LaneFramesFuzzTest {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(input));
         try {
             while (true) {
-                Reply reply = PLAIN.readReply(in, LaneFrames.MAX_PAYLOAD);
+                Reply reply = PLAIN.readReply(in, LINK, LaneFrames.MAX_PAYLOAD);
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-                PLAIN.writeReply(new DataOutputStream(bytes), reply.status(), reply.payload());
-                Reply again = PLAIN.readReply(streamOf(bytes), LaneFrames.MAX_PAYLOAD);
+                PLAIN.writeReply(new DataOutputStream(bytes), LINK, reply.exchange(), reply.status(), reply.payload());
+                Reply again = PLAIN.readReply(streamOf(bytes), LINK, LaneFrames.MAX_PAYLOAD);
+                assertEquals(reply.exchange(), again.exchange());
                 assertEquals(reply.status(), again.status());
                 assertArrayEquals(reply.payload(), again.payload());
             }
@@ -68,8 +71,10 @@ class LaneFramesFuzzTest {
 
     private static void assertRequestRoundTrip(Request request) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PLAIN.writeRequest(new DataOutputStream(bytes), request.sentBefore(), request.waitMillis(), request.payload());
+        PLAIN.writeRequest(new DataOutputStream(bytes), LINK, request.exchange(), request.sentBefore(), request.waitMillis(),
+                request.payload());
         Request again = readOne(bytes);
+        assertEquals(request.exchange(), again.exchange());
         assertEquals(request.sentBefore(), again.sentBefore());
         assertEquals(request.waitMillis(), again.waitMillis());
         assertEquals(request.kind(), again.kind());
@@ -82,9 +87,10 @@ class LaneFramesFuzzTest {
             messageBytes += m.length;
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PLAIN.writeOneWays(new DataOutputStream(bytes), request.sentBefore(), request.waitMillis(), messages,
-                LaneFrames.oneWaysLength(messages.size(), messageBytes));
+        PLAIN.writeOneWays(new DataOutputStream(bytes), LINK, request.exchange(), request.sentBefore(), request.waitMillis(),
+                messages, LaneFrames.oneWaysLength(messages.size(), messageBytes));
         Request again = readOne(bytes);
+        assertEquals(request.exchange(), again.exchange());
         assertEquals(request.sentBefore(), again.sentBefore());
         assertEquals(request.waitMillis(), again.waitMillis());
         assertEquals(LaneFrames.ONE_WAYS, again.kind());
@@ -97,7 +103,7 @@ class LaneFramesFuzzTest {
 
     private static Request readOne(ByteArrayOutputStream bytes) throws IOException {
         try {
-            return PLAIN.readRequest(streamOf(bytes));
+            return PLAIN.readRequest(streamOf(bytes), LINK);
         } catch (MalformedLaneFrame e) {
             throw new AssertionError("a request written from a parsed one does not parse: " + e.getMessage(), e);
         }

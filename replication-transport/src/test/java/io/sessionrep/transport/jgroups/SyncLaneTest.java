@@ -192,7 +192,7 @@ class SyncLaneTest {
         }
         try (Socket s = new Socket(TestNodes.LOOPBACK, port)) { // a well-formed hello from an address that is no member
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            new LaneFrames(null).writeHello(out, new LaneFrames.Hello(1, 2, 3, 4));
+            new LaneFrames(null).writeHello(out, LaneLink.atClient(new org.jgroups.util.UUID(1, 2), new org.jgroups.util.UUID(3, 4)));
             assertEquals(-1, s.getInputStream().read(), "closed");
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 2);
@@ -252,8 +252,9 @@ class SyncLaneTest {
         org.jgroups.Address bAddress = p.b().channel().getAddress();
         try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // a's true identity, but not sealed
             DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
-            new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(aAddress, bAddress));
-            new LaneFrames(null).writeRequest(out, 0, 100, new byte[]{66}); // one write: the lane may close before it
+            LaneLink link = LaneLink.atClient(aAddress, bAddress);
+            new LaneFrames(null).writeHello(out, link);
+            new LaneFrames(null).writeRequest(out, link, 1, 0, 100, new byte[]{66}); // one write: the lane may close before it
             assertTrue(TestNodes.closedByTheLane(s), "closed");
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 1);

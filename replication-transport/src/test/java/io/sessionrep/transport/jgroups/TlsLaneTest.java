@@ -188,8 +188,9 @@ class TlsLaneTest {
             throws IOException {
         try {
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            new LaneFrames(null).writeHello(out, LaneFrames.Hello.of(client, server));
-            new LaneFrames(null).writeRequest(out, 0, 100, new byte[]{66});
+            LaneLink link = LaneLink.atClient(client, server);
+            new LaneFrames(null).writeHello(out, link);
+            new LaneFrames(null).writeRequest(out, link, 1, 0, 100, new byte[]{66});
         } catch (IOException closedMeanwhile) {
             // the lane may close before all of it is written
         }

@@ -9,8 +9,14 @@ public sealed interface Message {
     record Update(SessionUpdate update, boolean ackRequested) implements Message {
     }
 
-    /** Backup's answer to an update that asked for one. */
-    record Ack(AckStatus status, long version) implements Message {
+    /**
+     * Backup's answer to an update that asked for one: the session and the version ({@code toVersion}) of the update
+     * it answers. {@code sessionId} is null in protocols before 4, which do not carry it.
+     */
+    record Ack(AckStatus status, long version, String sessionId) implements Message {
+        public Ack(AckStatus status, long version) {
+            this(status, version, null);
+        }
     }
 
     /** The session was invalidated or expired: drop every copy and remember it is dead. */

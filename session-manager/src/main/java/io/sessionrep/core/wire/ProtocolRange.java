@@ -10,7 +10,8 @@ package io.sessionrep.core.wire;
  *   <tr><td>2</td><td>attribute values in {@code ValueFormat.FIELD_ORDER}</td></tr>
  *   <tr><td>3</td><td>attribute values in {@code ValueFormat.NAMED_FIELDS} (or field order, each value says which
  *       by its first byte); the messages are otherwise those of 2</td></tr>
- *   <tr><td>4</td><td>as 3, plus the operator's queries ({@code Message.AdminQuery}, {@code Message.AdminReply})</td></tr>
+ *   <tr><td>4</td><td>as 3, plus the operator's queries ({@code Message.AdminQuery}, {@code Message.AdminReply}); an
+ *       acknowledgement names the session it answers</td></tr>
  * </table>
  */
 public record ProtocolRange(int oldest, int newest) {

@@ -17,12 +17,12 @@ import java.util.Set;
  * {@link MalformedMessageException}, never another exception.
  *
  * <pre>
- * header   : magic 0x53, version (2 or 3), type
+ * header   : magic 0x53, version (2 to 4), type
  * string   : u16 length, UTF-8 bytes           (ids, names; at most 4096 bytes)
  * bytes    : i32 length, bytes
  * UPDATE   : flags(1: full, 2: ack requested) id from to created accessed maxInactive(i32)
  *            changedCount(i32) {string bytes}* removedCount(i32) {string}*
- * ACK      : status(u8) version
+ * ACK      : status(u8) version [id, protocol 4 on; empty: none]
  * INVALIDATE, FETCH, RESYNC, REFUSED : id
  * OWNERSHIP: id version owner serving(u8: 0 promoted, 1 serving)
  * FETCH_REPLY: found(u8: 0 none, 1 backup copy, 2 primary copy) [UPDATE body]
@@ -38,8 +38,9 @@ import java.util.Set;
 public final class WireCodec {
     static final byte MAGIC = 0x53;
     /**
-     * The newest protocol: 4, which adds the operator's queries ({@link Message.AdminQuery}) to the messages of 3.
-     * 3: attribute values with named fields. 2: values with fields in declaration order (read,
+     * The newest protocol: 4, which adds the operator's queries ({@link Message.AdminQuery}) to the messages of 3
+     * and acknowledgements that name their session. 3: attribute values with named fields. 2: values with fields in
+     * declaration order (read,
      * and written while a member reads nothing newer). 1 (values with references) is refused as malformed: its
      * values would decode wrong without an error.
      */
@@ -106,6 +107,9 @@ public final class WireCodec {
             w.u8(ACK);
             w.u8((byte) m.status().ordinal());
             w.i64(m.version());
+            if (version >= 4) {
+                w.string(m.sessionId() == null ? "" : m.sessionId());
+            }
         } else if (message instanceof Message.Invalidate m) {
             w.u8(INVALIDATE);
             w.string(m.sessionId());
@@ -315,7 +319,9 @@ public final class WireCodec {
                 if (status >= Message.AckStatus.values().length) {
                     throw new MalformedMessageException("unknown ack status " + status);
                 }
-                yield new Message.Ack(Message.AckStatus.values()[status], r.i64());
+                long acked = r.i64();
+                String id = version >= 4 ? r.string() : "";
+                yield new Message.Ack(Message.AckStatus.values()[status], acked, id.isEmpty() ? null : id);
             }
             case INVALIDATE -> new Message.Invalidate(r.string());
             case OWNERSHIP -> {

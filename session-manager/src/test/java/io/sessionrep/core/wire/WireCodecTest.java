@@ -49,6 +49,14 @@ class WireCodecTest {
         assertTrue(u.ackRequested());
     }
 
+    @Test
+    void fromProtocol4AnAcknowledgementNamesItsSessionAndBeforeItCarriesNone() throws Exception {
+        Message.Ack ack = new Message.Ack(Message.AckStatus.APPLIED, 7, "abc");
+        assertEquals(ack, WireCodec.decode(WireCodec.encode(ack, 4)));
+        assertEquals(new Message.Ack(Message.AckStatus.APPLIED, 7, null), WireCodec.decode(WireCodec.encode(ack, 3)));
+        assertEquals(new Message.Ack(Message.AckStatus.APPLIED, 7, null), WireCodec.decode(WireCodec.encode(ack, 2)));
+    }
+
     /**
      * The writer starts with the exact size of an update (and a fetch reply with a copy), so that the frame is
      * handed over without one more copy of it: the size function must agree with what is written, whatever
