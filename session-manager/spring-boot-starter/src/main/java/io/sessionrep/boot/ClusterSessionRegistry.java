@@ -9,6 +9,7 @@ import org.springframework.security.core.session.SessionRegistry;
 import org.springframework.security.core.userdetails.UserDetails;
 
 import java.security.Principal;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -53,7 +54,7 @@ public final class ClusterSessionRegistry implements SessionRegistry {
                 }
             }
         });
-        return List.copyOf(names);
+        return new ArrayList<>(names);
     }
 
     @Override
@@ -63,9 +64,11 @@ public final class ClusterSessionRegistry implements SessionRegistry {
             return List.of();
         }
         ClusterAnswer<List<SessionAdmin.PrincipalSession>> found = admin.sessionsOfPrincipal(nameOf(principal));
-        return found.result().stream()
-                .map(s -> (SessionInformation) new ClusterSessionInformation(principal, s, admin))
-                .toList();
+        List<SessionInformation> sessions = new ArrayList<>(); // mutable: Spring Security sorts it
+        for (SessionAdmin.PrincipalSession session : found.result()) {
+            sessions.add(new ClusterSessionInformation(principal, session, admin));
+        }
+        return sessions;
     }
 
     @Override
