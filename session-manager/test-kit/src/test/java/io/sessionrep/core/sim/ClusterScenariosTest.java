@@ -126,6 +126,37 @@ class ClusterScenariosTest {
         }
     }
 
+    /**
+     * A backup dies: its owner chooses another backup and queues it a full copy (sync mode: every write was
+     * acknowledged by the backup that died). An operator rolling the cluster stops the next node as soon as the
+     * owner says it is ready and nothing is on its way: the owner. The new backup must hold the session by then,
+     * not merely have it queued at the owner, or the owner's death loses acknowledged writes. (A long batch
+     * window keeps the copies queued long enough to see it every time; the default 1 ms makes it a rare race.)
+     */
+    @Test
+    void anOwnerIsReadyOnlyOnceTheCopiesRestoringItsBackupsHaveLeft() {
+        try (SimWorld world = new SimWorld(3, 3, ReplicationMode.SYNC, 1,
+                options -> options.asyncBatchWindow(java.time.Duration.ofMillis(100)))) {
+            SimNode owner = world.node("n1");
+            for (String id : IDS) {
+                owner.create(id, 1);
+            }
+            assertTrue(world.settle());
+            world.crash("n2");
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+            while (!(owner.engine.readiness().ready() && world.network.idle())) {
+                assertTrue(System.nanoTime() < deadline, "the owner became ready again");
+                Thread.onSpinWait();
+            }
+            world.crash("n1");
+            assertTrue(world.settle());
+            for (String id : IDS) {
+                assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node("n3").request(id, null, () -> { }),
+                        "session " + id + " survived its owner");
+            }
+        }
+    }
+
     private static String holderOfBackup(SimWorld world, String id) {
         return world.upNames().stream().filter(n -> world.node(n).engine.hasBackup(id)).findFirst()
                 .orElseThrow(() -> new AssertionError("no backup of " + id));
