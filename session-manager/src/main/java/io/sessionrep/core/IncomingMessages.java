@@ -240,7 +240,8 @@ final class IncomingMessages implements MessageReceiver {
      * keeps its copy and sends it to the announcer (which then steps down too, so the next request takes
      * the newest copy over). Otherwise this node's live copy is dropped, and its backup either follows the
      * new owner or, if it is not one of its backups, is dropped so a stale copy can never be promoted later; unless
-     * it holds the very state the new owner took (a hand-over, a take-over or a promotion from this version).
+     * the new owner has just taken the session (a hand-over, a take-over or a promotion: its backups may not hold it
+     * yet).
      */
     private void onOwnership(Message.Ownership m) {
         String id = m.sessionId();
@@ -288,12 +289,11 @@ final class IncomingMessages implements MessageReceiver {
             }
             return;
         }
-        boolean atTakenVersion = held == m.version() - 1; // the state the new owner took over or promoted
-        if (m.handedOver() || atTakenVersion || node.placement.isBackup(id, owner, node.members(), node.self.name())) {
-            // After a hand-over, a take-over or a promotion from this very version, a copy is kept even when the
-            // new owner does not use this node as a backup: its backups may not hold the state yet, and if it
-            // dies at once this copy is the newest there is. It gets no more updates; maintenance drops it a
-            // while later (NodeState.STRAY_COPY_TTL).
+        if (m.handedOver() || node.placement.isBackup(id, owner, node.members(), node.self.name())) {
+            // After a hand-over, a take-over or a promotion a copy is kept even when the new owner does not use
+            // this node as a backup: its backups may not hold the state yet, and if it dies at once this copy is
+            // the newest there is. It gets no more updates; maintenance drops it a while later
+            // (NodeState.STRAY_COPY_TTL).
             backup.follow(owner);
         } else {
             LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + LogIds.shortForm(id) + " at version "
