@@ -239,7 +239,9 @@ final class IncomingMessages implements MessageReceiver {
      * announcer answers with its own announcement (the other node steps down); a backup here that is newer
      * keeps its copy and sends it to the announcer (which then steps down too, so the next request takes
      * the newest copy over). Otherwise this node's live copy is dropped, and its backup either follows the
-     * new owner or, if it is not one of its backups, is dropped so a stale copy can never be promoted later.
+     * new owner or, if it is not one of its backups, is dropped so a stale copy can never be promoted later; unless
+     * the new owner has just taken the session (a hand-over, a take-over or a promotion: its backups may not hold it
+     * yet).
      */
     private void onOwnership(Message.Ownership m) {
         String id = m.sessionId();
@@ -288,9 +290,10 @@ final class IncomingMessages implements MessageReceiver {
             return;
         }
         if (m.handedOver() || node.placement.isBackup(id, owner, node.members(), node.self.name())) {
-            // After a hand-over a copy is kept even when the new owner does not use this node as a backup: its
-            // backups may not hold the state yet, and if it dies at once this copy is the newest there is. It
-            // gets no more updates; maintenance drops it a while later (NodeState.STRAY_COPY_TTL).
+            // After a hand-over, a take-over or a promotion a copy is kept even when the new owner does not use
+            // this node as a backup: its backups may not hold the state yet, and if it dies at once this copy is
+            // the newest there is. It gets no more updates; maintenance drops it a while later
+            // (NodeState.STRAY_COPY_TTL).
             backup.follow(owner);
         } else {
             LOG.log(System.Logger.Level.DEBUG, () -> "dropped backup of session " + LogIds.shortForm(id) + " at version "

@@ -13,7 +13,8 @@ import java.util.Objects;
  *       view has fewer eligible members (best effort, so a node alone or a two-node cluster with write-quota 2 is
  *       ready); a session is counted from its first replication, and one larger than {@code max-session-size}
  *       (never replicated) is not counted;</li>
- *   <li>no rebalancing work is pending: the pass that restores copies after the last view change has ended, no
+ *   <li>no rebalancing work is pending: the pass that restores copies after the last view change has ended (the
+ *       copies it queued have left the node), no
  *       session waits for a new backup to confirm its copy (the former backups are kept until then), and no
  *       session of a departed node waits to be promoted here;</li>
  *   <li>its transport does not see that the node is in a partial cluster (for example a configured peer that

@@ -39,6 +39,8 @@ final class Rebalancer implements AutoCloseable {
     /** View changes seen, and how many of them a completed pass had seen when it started (readiness). */
     private final java.util.concurrent.atomic.AtomicLong viewChanges = new java.util.concurrent.atomic.AtomicLong();
     private volatile long settledViewChanges;
+    /** The last pass queued copies that the async sender had not handed to the transport when it ended. */
+    private boolean copiesUnsent;
     /** The last pass left promotions for later: a member did not say which copy it holds (readiness). */
     private volatile boolean promotionsDeferred;
     private volatile String lastQuotaWarning = "";
@@ -101,6 +103,15 @@ final class Rebalancer implements AutoCloseable {
             }
             copies += restore(id);
         }
+        // The copies this pass queued restore the write-quota only once they left: until the async sender has
+        // handed them to the transport, the pass has not ended (readiness would let the next node stop first)
+        if ((copies > 0 || promoted > 0 || copiesUnsent)
+                && !node.sender.flush(node.config.ownershipTimeout().toMillis())) {
+            copiesUnsent = true;
+            requestPass(); // still queued: the pass is not over, the next one waits for them again
+            return;
+        }
+        copiesUnsent = false;
         lastPassCopies = copies;
         lastPassMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         settledViewChanges = Math.max(settledViewChanges, seenViewChanges);

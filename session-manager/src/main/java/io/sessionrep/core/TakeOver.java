@@ -195,7 +195,9 @@ final class TakeOver {
             return entry;
         }
         node.backups.remove(id);
-        node.transport.broadcast(node.wire.encode(new Message.Ownership(id, copy.version(), node.self.name(), serving)));
+        // announced as just taken (the hand-over flag): holders outside this node's placement keep their copy
+        // until its backups hold one, since they may be the only ones left if it dies at once
+        node.transport.broadcast(node.wire.encode(new Message.Ownership(id, copy.version(), node.self.name(), serving, true)));
         if (node.config.writeQuota() > 0) {
             synchronized (fresh) {
                 SessionUpdate full = fresh.copy.toFullUpdate();

@@ -27,8 +27,9 @@ public sealed interface Message {
      * {@code owner} is now the primary of the session, at {@code version}. {@code serving}: the owner took it
      * over for a request (false: it promoted a backup proactively after the primary left, and serves
      * nothing yet). At equal versions a serving owner outranks a promoted one. {@code handedOver}: the
-     * previous owner handed it over (alive): holders keep their copies for a while even when the new owner
-     * does not use them as backups, since its own backups may not hold the state yet.
+     * owner has just taken the session (its previous owner handed it over, or it took it over or promoted it
+     * from a copy): holders keep their copies for a while even when the new owner does not use them as
+     * backups, since its own backups may not hold the state yet.
      */
     record Ownership(String sessionId, long version, String owner, boolean serving, boolean handedOver)
             implements Message {

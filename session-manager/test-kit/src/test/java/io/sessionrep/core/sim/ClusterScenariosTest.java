@@ -126,6 +126,105 @@ class ClusterScenariosTest {
         }
     }
 
+    /**
+     * A backup dies: its owner chooses another backup and queues it a full copy (sync mode: every write was
+     * acknowledged by the backup that died). An operator rolling the cluster stops the next node as soon as the
+     * owner says it is ready and nothing is on its way: the owner. The new backup must hold the session by then,
+     * not merely have it queued at the owner, or the owner's death loses acknowledged writes. (A long batch
+     * window keeps the copies queued long enough to see it every time; the default 1 ms makes it a rare race.)
+     */
+    @Test
+    void anOwnerIsReadyOnlyOnceTheCopiesRestoringItsBackupsHaveLeft() {
+        try (SimWorld world = new SimWorld(3, 3, ReplicationMode.SYNC, 1,
+                options -> options.asyncBatchWindow(java.time.Duration.ofMillis(100)))) {
+            SimNode owner = world.node("n1");
+            for (String id : IDS) {
+                owner.create(id, 1);
+            }
+            assertTrue(world.settle());
+            world.crash("n2");
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+            while (!(owner.engine.readiness().ready() && world.network.idle())) {
+                assertTrue(System.nanoTime() < deadline, "the owner became ready again");
+                Thread.onSpinWait();
+            }
+            world.crash("n1");
+            assertTrue(world.settle());
+            for (String id : IDS) {
+                assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node("n3").request(id, null, () -> { }),
+                        "session " + id + " survived its owner");
+            }
+        }
+    }
+
+    /**
+     * A node takes the session over by a hand-over and dies at once; its announcement never reached the former
+     * owner's backup, so the two copies left point to different owners and neither promotes. A request on that
+     * backup takes the session over from its own copy. The former owner, which holds the same version but is not
+     * the new owner's backup, must keep its copy (the new owner's backup has nothing yet, its copy is still
+     * queued): the new owner dies too, and that copy is the only one left.
+     */
+    @Test
+    void aCopyAtTheVersionTakenOverIsKeptUntilTheNewOwnersBackupHoldsIt() {
+        try (SimWorld world = new SimWorld(4, 4, ReplicationMode.ASYNC, 1,
+                options -> options.asyncBatchWindow(java.time.Duration.ofMillis(100)))) {
+            SimNode owner = world.node("n1");
+            for (String id : IDS) {
+                owner.create(id, 1);
+            }
+            assertTrue(world.settle());
+            BackupPlacement placement = new BackupPlacement(1, true);
+            String chosen = null;
+            String taker = null;
+            String requester = null;
+            String third = null;
+            for (String id : IDS) {
+                String backup = holderOfBackup(world, id);
+                List<String> others = world.upNames().stream().filter(n -> !n.equals("n1") && !n.equals(backup))
+                        .toList();
+                for (String r : others) {
+                    String x = others.stream().filter(n -> !n.equals(r)).findFirst().orElseThrow();
+                    List<Member> survivors = world.upNames().stream().filter(n -> !n.equals(r))
+                            .map(n -> new Member(n, n)).toList();
+                    // the former owner leaves the promotion to the backup (the first successor of the dead
+                    // requester, holding a copy), and is not the backup's own backup once it owns the session
+                    if (placement.backups(id, new Member(r, r), survivors).get(0).name().equals(backup)
+                            && placement.backups(id, new Member(backup, backup), survivors).get(0).name().equals(x)) {
+                        chosen = id;
+                        taker = backup;
+                        requester = r;
+                        third = x;
+                        break;
+                    }
+                }
+                if (chosen != null) {
+                    break;
+                }
+            }
+            assertNotNull(chosen, "a session with the placement this scenario needs");
+            String id = chosen;
+            world.network.hold(requester, taker); // its announcement and copies never reach them
+            world.network.hold(requester, third);
+            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(requester).request(id, 2, () -> { }));
+            world.crash(requester);
+            assertTrue(world.settle());
+            assertTrue(world.upNames().stream().noneMatch(n -> world.node(n).engine.isPrimary(id)),
+                    "no survivor promoted the session (the scenario's premise)");
+
+            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(taker).request(id, 3, () -> { }));
+            assertTrue(world.node(taker).engine.isPrimary(id), "taken over");
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
+            while (!world.network.idle()) { // its announcement arrived; its copy still waits in its async queue
+                assertTrue(System.nanoTime() < deadline, "the network went idle");
+                Thread.onSpinWait();
+            }
+            world.crash(taker);
+            assertTrue(world.settle());
+            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(third).request(id, 4, () -> { }),
+                    "the session survived at the version taken over");
+        }
+    }
+
     private static String holderOfBackup(SimWorld world, String id) {
         return world.upNames().stream().filter(n -> world.node(n).engine.hasBackup(id)).findFirst()
                 .orElseThrow(() -> new AssertionError("no backup of " + id));

@@ -21,6 +21,7 @@ final class SimWorld implements AutoCloseable {
 
     final ReplicationMode mode;
     final int writeQuota;
+    private final java.util.function.UnaryOperator<ReplicationConfig.Builder> options;
     final List<String> names = new ArrayList<>();
     final SimNetwork network;
     final Occupancy occupancy;
@@ -33,6 +34,13 @@ final class SimWorld implements AutoCloseable {
     String lastUnsettled;
 
     SimWorld(long seed, int nodes, ReplicationMode mode, int writeQuota) {
+        this(seed, nodes, mode, writeQuota, java.util.function.UnaryOperator.identity());
+    }
+
+    /** {@code options}: sets further options on every node's configuration (scripted scenarios). */
+    SimWorld(long seed, int nodes, ReplicationMode mode, int writeQuota,
+             java.util.function.UnaryOperator<ReplicationConfig.Builder> options) {
+        this.options = options;
         this.mode = mode;
         this.writeQuota = writeQuota;
         this.network = new SimNetwork(seed * 31 + 7);
@@ -46,9 +54,9 @@ final class SimWorld implements AutoCloseable {
     }
 
     void start(String name) {
-        ReplicationConfig config = ReplicationConfig.builder().nodeName(name).machineId(name)
+        ReplicationConfig config = options.apply(ReplicationConfig.builder().nodeName(name).machineId(name)
                 .replicationMode(mode).writeQuota(writeQuota).metrics(MetricsExport.NONE)
-                .ownershipTimeout(Duration.ofSeconds(2)).syncTimeout(Duration.ofSeconds(1)).build();
+                .ownershipTimeout(Duration.ofSeconds(2)).syncTimeout(Duration.ofSeconds(1))).build();
         up.put(name, new SimNode(name, config, network, occupancy));
     }
 
