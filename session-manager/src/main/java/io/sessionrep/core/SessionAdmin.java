@@ -113,15 +113,13 @@ public final class SessionAdmin {
 
     /** Invalidates every session of the principal {@code name}, everywhere in the cluster; how many. */
     public ClusterAnswer<Integer> invalidateSessionsOf(String name) {
-        Answers answers = ask(new Message.AdminQuery(Message.AdminKind.RESOLVE_PRINCIPAL, checkName(name), 0,
-                Message.AdminQuery.MAX_ROWS));
-        Set<String> ids = answers.wholeIds();
-        for (String id : ids) {
-            invalidateEverywhere(id);
+        ClusterAnswer<List<PrincipalSession>> found = sessionsOfPrincipal(name);
+        for (PrincipalSession session : found.result()) {
+            invalidateEverywhere(ReplicationNode.clusterId(session.sessionId()));
         }
-        LOG.log(System.Logger.Level.INFO, "operator invalidated the " + ids.size() + " session(s) of a principal ("
-                + answers.coverage() + ")");
-        return answers.result(ids.size());
+        LOG.log(System.Logger.Level.INFO, "operator invalidated the " + found.result().size() + " session(s) of a"
+                + " principal (" + found.coverage() + ")");
+        return new ClusterAnswer<>(found.result().size(), found.answered(), found.notAnswered());
     }
 
     /**
