@@ -21,6 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ClusterScenariosTest {
     private static final List<String> IDS = IntStream.range(0, 40).mapToObj(i -> "sess" + i).toList();
+    /** What a request reads from a session whose last write set it to 1. */
+    private static final SimNode.Seen VALUE_1 = new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1);
+
+    /** Every session of {@link #IDS} created with value 1 by a request on {@code owner}; then the cluster settles. */
+    private static void createAllSettled(SimWorld world, SimNode owner) {
+        for (String id : IDS) {
+            owner.create(id, 1);
+        }
+        assertTrue(world.settle());
+    }
     private static final java.util.logging.Logger CORE_LOG = java.util.logging.Logger.getLogger("io.sessionrep");
     private static java.util.logging.Level levelBefore;
 
@@ -45,10 +55,7 @@ class ClusterScenariosTest {
     void aBackupReleasedForAJoiningNodeHoldsTheSessionAgainWhenThatNodeDies() {
         try (SimWorld world = new SimWorld(1, 3, ReplicationMode.ASYNC, 1)) {
             SimNode owner = world.node("n1");
-            for (String id : IDS) {
-                owner.create(id, 1);
-            }
-            assertTrue(world.settle());
+            createAllSettled(world, owner);
             java.util.Map<String, String> backupBefore = new java.util.HashMap<>();
             for (String id : IDS) {
                 backupBefore.put(id, holderOfBackup(world, id));
@@ -67,7 +74,7 @@ class ClusterScenariosTest {
 
             world.crash("n1");
             assertTrue(world.settle());
-            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1),
+            assertEquals(VALUE_1,
                     world.node(released).request(moved, 2, () -> { }), "the session survived its owner");
         }
     }
@@ -83,10 +90,7 @@ class ClusterScenariosTest {
     void aCopyLeftByAHandOverIsPromotedWhenTheNewOwnerDiesBeforeItsBackupHasOne() {
         try (SimWorld world = new SimWorld(2, 4, ReplicationMode.ASYNC, 1)) {
             SimNode owner = world.node("n1");
-            for (String id : IDS) {
-                owner.create(id, 1);
-            }
-            assertTrue(world.settle());
+            createAllSettled(world, owner);
             BackupPlacement placement = new BackupPlacement(1, true);
             String chosen = null;
             String newOwner = null;
@@ -110,7 +114,7 @@ class ClusterScenariosTest {
                     world.network.hold(newOwner, other); // the new owner's copies and announcements wait
                 }
             }
-            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1),
+            assertEquals(VALUE_1,
                     world.node(newOwner).request(chosen, 2, () -> { }));
             world.crash(newOwner);
             assertTrue(world.settle());
@@ -121,7 +125,7 @@ class ClusterScenariosTest {
             world.crash("n1");
             assertTrue(world.settle());
             String reader = world.upNames().get(0);
-            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(reader).request(id, 3, () -> { }),
+            assertEquals(VALUE_1, world.node(reader).request(id, 3, () -> { }),
                     "the session survived the former owner's death too");
         }
     }
@@ -138,10 +142,7 @@ class ClusterScenariosTest {
         try (SimWorld world = new SimWorld(3, 3, ReplicationMode.SYNC, 1,
                 options -> options.asyncBatchWindow(java.time.Duration.ofMillis(100)))) {
             SimNode owner = world.node("n1");
-            for (String id : IDS) {
-                owner.create(id, 1);
-            }
-            assertTrue(world.settle());
+            createAllSettled(world, owner);
             world.crash("n2");
             long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
             while (!(owner.engine.readiness().ready() && world.network.idle())) {
@@ -151,7 +152,7 @@ class ClusterScenariosTest {
             world.crash("n1");
             assertTrue(world.settle());
             for (String id : IDS) {
-                assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node("n3").request(id, null, () -> { }),
+                assertEquals(VALUE_1, world.node("n3").request(id, null, () -> { }),
                         "session " + id + " survived its owner");
             }
         }
@@ -169,10 +170,7 @@ class ClusterScenariosTest {
         try (SimWorld world = new SimWorld(4, 4, ReplicationMode.ASYNC, 1,
                 options -> options.asyncBatchWindow(java.time.Duration.ofMillis(100)))) {
             SimNode owner = world.node("n1");
-            for (String id : IDS) {
-                owner.create(id, 1);
-            }
-            assertTrue(world.settle());
+            createAllSettled(world, owner);
             BackupPlacement placement = new BackupPlacement(1, true);
             String chosen = null;
             String taker = null;
@@ -205,13 +203,13 @@ class ClusterScenariosTest {
             String id = chosen;
             world.network.hold(requester, taker); // its announcement and copies never reach them
             world.network.hold(requester, third);
-            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(requester).request(id, 2, () -> { }));
+            assertEquals(VALUE_1, world.node(requester).request(id, 2, () -> { }));
             world.crash(requester);
             assertTrue(world.settle());
             assertTrue(world.upNames().stream().noneMatch(n -> world.node(n).engine.isPrimary(id)),
                     "no survivor promoted the session (the scenario's premise)");
 
-            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(taker).request(id, 3, () -> { }));
+            assertEquals(VALUE_1, world.node(taker).request(id, 3, () -> { }));
             assertTrue(world.node(taker).engine.isPrimary(id), "taken over");
             long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
             while (!world.network.idle()) { // its announcement arrived; its copy still waits in its async queue
@@ -220,7 +218,7 @@ class ClusterScenariosTest {
             }
             world.crash(taker);
             assertTrue(world.settle());
-            assertEquals(new SimNode.Seen(SimNode.Seen.Kind.VALUE, 1), world.node(third).request(id, 4, () -> { }),
+            assertEquals(VALUE_1, world.node(third).request(id, 4, () -> { }),
                     "the session survived at the version taken over");
         }
     }
