@@ -387,9 +387,11 @@ final class Acquisition {
         entry.deltaBase = state.toVersion();
         PrimaryEntry previous = node.primaries.put(id, entry);
         if (previous != null) {
+            HandOver.Pending unanswered;
             synchronized (previous) {
-                previous.ownership.remove();
+                unanswered = previous.ownership.remove();
             }
+            node.answerDroppedPromise(id, unanswered, node.self.name()); // ask again: this node owns it now
         }
         node.backups.remove(id);
         node.lostOwnership.remove(id);

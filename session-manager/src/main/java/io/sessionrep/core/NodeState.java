@@ -7,6 +7,7 @@ import io.sessionrep.core.store.BackupStore;
 import io.sessionrep.core.store.Tombstones;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport;
+import io.sessionrep.core.wire.Message;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -183,12 +184,30 @@ final class NodeState {
         if (entry == null) {
             return false;
         }
+        HandOver.Pending unanswered;
         synchronized (entry) {
-            entry.ownership.remove();
+            unanswered = entry.ownership.remove();
         }
         boolean dropped = primaries.remove(sessionId, entry);
         sender.discard(sessionId);
+        answerDroppedPromise(sessionId, unanswered, null);
         return dropped;
+    }
+
+    /**
+     * A node was promised the session and is waiting for it, but the entry was removed before the hand-over
+     * (invalidated, or owned elsewhere now): it is told so at once, instead of waiting out ownership-timeout and
+     * answering its request 503. An invalidated session is answered as such; otherwise the asker looks for the
+     * owner again ({@code ownerHint}, or null: it asks the cluster).
+     */
+    void answerDroppedPromise(String sessionId, HandOver.Pending promise, String ownerHint) {
+        if (promise == null || closed()) {
+            return;
+        }
+        Message.AcquireOutcome outcome = tombstones.contains(sessionId)
+                ? Message.AcquireOutcome.INVALIDATED : Message.AcquireOutcome.NOT_OWNER;
+        transport.send(promise.requester(), wire.encode(new Message.AcquireReply(sessionId, promise.requestId(),
+                outcome, null, outcome == Message.AcquireOutcome.INVALIDATED ? null : ownerHint, List.of())));
     }
 
     /**

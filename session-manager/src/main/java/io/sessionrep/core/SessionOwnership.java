@@ -17,8 +17,8 @@ import java.util.function.Predicate;
  *   <li>{@link State#HANDING_OVER}: promised to another node; granted when the last request here exits.</li>
  *   <li>{@link State#GONE}: invalidated, taken over elsewhere, handed away, or lost to a merge; must not
  *       replicate any more. Terminal: no request is let in and no promise made. Requests that were running
- *       still exit (their count is still taken back), and a promise made before the removal stays (see the
- *       design notes).</li>
+ *       still exit (their count is still taken back); a promise pending at the removal is handed back to be
+ *       answered (the asker learns the session is invalidated or owned elsewhere).</li>
  * </ul>
  * Steps that the current protocol lets race are tolerated and documented on each method; steps that cannot
  * happen when callers check what they must under the monitor throw {@link IllegalStateException}.
@@ -204,7 +204,7 @@ final class SessionOwnership {
     /**
      * The session goes to the node it was promised to ({@link HandOver}'s grant): GONE. Called after the promise
      * was taken ({@link #exitRequest} or {@link #promise} returned it) with no request in flight. Tolerated when
-     * GONE already: a promise made before a removal is still carried out by the last exit that finds the entry.
+     * GONE already (idempotent).
      *
      * @throws IllegalStateException when a request still uses it, or a promise is pending
      */
@@ -218,11 +218,15 @@ final class SessionOwnership {
 
     /**
      * Invalidated, taken over by another node, lost to a merge, dropped as a stale promotion, or replaced by a
-     * grant: GONE, from any state (idempotent). Requests still running keep their count until they exit; a
-     * pending promise is left as it is.
+     * grant: GONE, from any state (idempotent). Requests still running keep their count until they exit. A
+     * pending promise can no longer be carried out (there is nothing left to grant): it is taken and returned,
+     * for the caller to answer the asker, which otherwise would wait out ownership-timeout.
+     *
+     * @return the promise pending at the removal, or null
      */
-    void remove() {
+    HandOver.Pending remove() {
         gone = true;
+        return takePromise();
     }
 
     private HandOver.Pending takePromise() {

@@ -215,14 +215,14 @@ class SessionOwnershipTest {
     }
 
     @Test
-    void aPromiseMadeBeforeARemovalIsStillReturnedByTheLastExit() {
+    void aPromisePendingAtARemovalIsHandedBackToBeAnsweredAndNotGrantedByTheLastExit() {
         SessionOwnership o = SessionOwnership.serving(true);
         o.promise(TO_B);
-        o.remove();
+        assertSame(TO_B, o.remove(), "the asker is told at once");
         assertEquals(State.GONE, o.state());
-        assertSame(TO_B, o.exitRequest());
-        o.handedAway();
-        assertEquals(State.GONE, o.state());
+        assertNull(o.pendingPromise());
+        assertNull(o.exitRequest(), "nothing left to grant when the running request exits");
+        assertNull(o.remove(), "a second removal has no promise to hand back");
     }
 
     // ------------------------------------------------------------------ steps that cannot happen
