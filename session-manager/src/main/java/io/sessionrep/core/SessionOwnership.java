@@ -133,7 +133,9 @@ final class SessionOwnership {
      * A take-over here resumes this entry for a request ({@code enter}: counted) or without one: the container
      * holds the session live from now on. Tolerated in every state, because a take-over checks the entry and
      * resumes it under two holds of the monitor: a promise made in between (HANDING_OVER) then also waits for
-     * this request; a removal in between (GONE) leaves the count on a removed entry, taken back by the exit.
+     * this request. A take-over that finds the entry removed in between (GONE) looks again instead of
+     * resuming it; where a removal still slips in (a microsecond window), the count stays on the removed entry
+     * and is taken back by the exit.
      */
     void resumedByTakeOver(boolean enter) {
         dormant = false;

@@ -127,10 +127,19 @@ final class TakeOver {
                 + (source == localCopy ? " (own copy)" : " (cluster; own copy " + (localCopy == null ? "none" : localCopy.toVersion()) + ")"));
         PrimaryEntry entry;
         if (owned != null && source == local) {
-            entry = owned;
+            boolean resumed;
             synchronized (owned) {
-                owned.ownership.resumedByTakeOver(enter); // the container holds it live from now on
+                resumed = !owned.ownership.isGone();
+                if (resumed) {
+                    owned.ownership.resumedByTakeOver(enter); // the container holds it live from now on
+                }
             }
+            if (!resumed) {
+                // removed while the cluster was asked (invalidated, or owned elsewhere now): serving this entry
+                // would make a second owner; look again, once (then: a live node serves it)
+                return mayResume ? takeOver(sessionId, enter, false) : null;
+            }
+            entry = owned;
         } else {
             if (owned != null) {
                 node.dropPrimary(sessionId); // our promoted copy is older than one elsewhere
