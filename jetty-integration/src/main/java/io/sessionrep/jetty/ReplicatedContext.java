@@ -18,7 +18,8 @@ import java.util.Objects;
  * Jetty types only): the ee10 entry point {@link ReplicatedSessions} and Spring Boot's embedded Jetty (ee11) both
  * install through it. It wires the session manager's cache ({@link ReplicatedSessionCache}) and data store
  * ({@link ReplicatedSessionDataStore}, which owns the replicator), the 503 on a hand-over that does not come in
- * time ({@link OwnershipTimeoutHandler}), and {@code node-name} as the session id manager's workerName (see
+ * time ({@link OwnershipTimeoutHandler}), the recording of the request's user as its session's principal
+ * ({@link PrincipalRecorder}), and {@code node-name} as the session id manager's workerName (see
  * {@link ReplicatedSessions}).
  */
 public final class ReplicatedContext {
@@ -58,6 +59,8 @@ public final class ReplicatedContext {
         sessions.setSessionCache(cache);
         // 503 when a hand-over does not come in time; the request's session lookups
         context.insertHandler(new OwnershipTimeoutHandler(sessions::getSessionCookie));
+        // the request's authenticated user as its session's principal, at request end
+        context.insertHandler(new PrincipalRecorder(sessions));
         RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
         routeSuffix.nameUnnamed(context.getServer());
         sessions.addEventListener(routeSuffix);

@@ -8,9 +8,9 @@ import jakarta.servlet.http.HttpSession;
  * hand-over, and needs no change of the wire protocol (a node of an older release holds it as any attribute). The
  * operator's look-ups ({@link SessionAdmin}) read it where the session is held.
  *
- * <p>Sources: the Tomcat manager and the servlet filter record the container's authenticated principal at request end
- * ({@code request.getUserPrincipal()}, on Tomcat else the session's own principal); the Jetty module does not yet,
- * there it is set only as follows. An application
+ * <p>Sources: the Tomcat manager, the Jetty integration and the servlet filter record the container's authenticated
+ * principal at request end ({@code request.getUserPrincipal()}, on Tomcat else the session's own principal). An
+ * application
  * or a framework integration (a Spring Security {@code SessionRegistry}, say) sets or clears it with {@link #set} and
  * {@link #clear} on the session, or by id with {@link SessionAdmin#setPrincipal}.
  *

@@ -14,6 +14,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 import java.net.URI;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /** One embedded Jetty 12.1 ee10 server on 127.0.0.1 whose only context has replicated sessions. */
@@ -26,7 +27,8 @@ final class JettyNode extends EmbeddedNode {
     private final ReplicatedSessions sessions;
     private volatile ReplicationTransport transport;
 
-    private JettyNode(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports) {
+    private JettyNode(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports,
+                      Consumer<ServletContextHandler> customizeContext) {
         super(config.nodeName());
         this.config = config;
         server = new Server();
@@ -43,6 +45,7 @@ final class JettyNode extends EmbeddedNode {
         context.addServlet(new ServletHolder(servlet), "/session");
         context.addServlet(new ServletHolder(servlet), "/inner");
         context.addServlet(new ServletHolder(new io.sessionrep.core.health.ReadinessServlet()), "/ready");
+        customizeContext.accept(context);
         sessions = ReplicatedSessions.install(context, config, meters, c -> {
             ReplicationTransport t = transports.apply(c);
             transport = t;
@@ -53,14 +56,25 @@ final class JettyNode extends EmbeddedNode {
 
     static JettyNode start(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports)
             throws Exception {
-        JettyNode node = new JettyNode(config, transports);
+        return start(config, transports, context -> { });
+    }
+
+    /** As above, {@code customizeContext} adding to the context (servlets, security) before it starts. */
+    static JettyNode start(ReplicationConfig config, Function<ReplicationConfig, ReplicationTransport> transports,
+                           Consumer<ServletContextHandler> customizeContext) throws Exception {
+        JettyNode node = new JettyNode(config, transports, customizeContext);
         node.server.start();
         return node;
     }
 
     @Override
     public URI uri(String query) {
-        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/session?" + query);
+        return uri("/session", query);
+    }
+
+    /** {@code path?query} on this node. */
+    URI uri(String path, String query) {
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path + "?" + query);
     }
 
     /** The readiness endpoint ({@code /ready}). */

@@ -8,7 +8,10 @@ import io.sessionrep.testsupport.EmbeddedCluster;
 import io.sessionrep.testsupport.FreePorts;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -47,6 +50,13 @@ final class TestCluster extends EmbeddedCluster<JettyNode> {
     /** As above, each node's transport wrapped by {@code decorate} (a slower network, ...). */
     static TestCluster start(String testName, int size, Customizer customize,
                              UnaryOperator<ReplicationTransport> decorate) throws Exception {
+        return start(testName, size, customize, decorate, context -> { });
+    }
+
+    /** As above, {@code customizeContext} adding to each node's context (servlets, security) before it starts. */
+    static TestCluster start(String testName, int size, Customizer customize,
+                             UnaryOperator<ReplicationTransport> decorate,
+                             Consumer<ServletContextHandler> customizeContext) throws Exception {
         String clusterName = uniqueClusterName(testName);
         int[] ports = FreePorts.onLoopback(size);
         TestCluster cluster = new TestCluster(decorate);
@@ -62,7 +72,8 @@ final class TestCluster extends EmbeddedCluster<JettyNode> {
                         .bindPort(ports[i])
                         .peers(List.of(new HostPort("127.0.0.1", predecessor)))
                         .serializationAllowlist(List.of("io.sessionrep.testsupport."));
-                cluster.nodes.add(JettyNode.start(customize.apply(i, builder).build(), cluster::transport));
+                cluster.nodes.add(JettyNode.start(customize.apply(i, builder).build(), cluster::transport,
+                        customizeContext));
             }
             cluster.awaitFormed(n -> n.members() == size);
             return cluster;

@@ -150,4 +150,19 @@ class SessionReplicationAutoConfigurationTest {
             assertEquals(List.of(), report.members());
         });
     }
+
+    @Test
+    void theSessionOperationsRefuseAnUnknownCollectionAndAnswerNothingBeforeTheContainerInstallsTheNode() {
+        web.withPropertyValues("management.endpoints.web.exposure.include=sessionrep").run(context -> {
+            SessionrepEndpoint endpoint = context.getBean(SessionrepEndpoint.class);
+            assertNull(endpoint.sessions("sessions", null, null), "not running: a read answers 404");
+            assertNull(endpoint.sessionsOf("principals", "alice"));
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class,
+                    () -> endpoint.sessions("users", null, null), "400: no such collection");
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class,
+                    () -> endpoint.invalidate("principals", "alice"), "400: nothing to invalidate with");
+        });
+    }
 }

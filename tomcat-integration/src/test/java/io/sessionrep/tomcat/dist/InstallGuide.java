@@ -32,6 +32,22 @@ final class InstallGuide {
     }
 
     /**
+     * The JVM options of section 5's JMX remote block ({@code CATALINA_OPTS="$CATALINA_OPTS -D..."}), with its port
+     * 9010 replaced by {@code port}.
+     */
+    java.util.List<String> jmxRemoteOptions(int port) {
+        String marker = "JMX remote -->";
+        int at = text.indexOf(marker);
+        assertTrue(at >= 0, "docs/install-tomcat.md has no block marked '" + marker + "'");
+        int start = text.indexOf("```\n", at) + "```\n".length();
+        String line = text.substring(start, text.indexOf("```", start)).strip();
+        String prefix = "CATALINA_OPTS=\"$CATALINA_OPTS ";
+        assertTrue(line.startsWith(prefix) && line.endsWith("\""), line);
+        return java.util.List.of(line.substring(prefix.length(), line.length() - 1).replace("9010",
+                String.valueOf(port)).split(" "));
+    }
+
+    /**
      * The {@code serializationAllowlist} attribute of section 1's {@code <Manager>} example, as written
      * there (for the example's application, whose classes are {@code com.example.shop.*}).
      */

@@ -1,5 +1,8 @@
 package io.sessionrep.tomcat.dist;
 
+import io.sessionrep.core.LogIds;
+import io.sessionrep.core.ReplicationNode;
+import io.sessionrep.core.SessionPrincipals;
 import io.sessionrep.core.metrics.ReplicationMetrics;
 import io.sessionrep.core.testing.JmxMeters;
 import io.sessionrep.testsupport.FreePorts;
@@ -7,14 +10,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -28,6 +38,15 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class TomcatDistributionIT {
+    private static final String USERS = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tomcat-users xmlns="http://tomcat.apache.org/xml" version="1.0">
+              <role rolename="shopper"/>
+              <user username="alice" password="alice-secret" roles="shopper"/>
+            </tomcat-users>
+            """;
+    private static final String[] ONE_STRING = {String.class.getName()};
+    private static final String[] TWO_STRINGS = {String.class.getName(), String.class.getName()};
     private final TomcatInstall install = new TomcatInstall("distribution");
 
     @AfterEach
@@ -37,11 +56,18 @@ class TomcatDistributionIT {
 
     @Test
     void twoTomcatProcessesReplicateFailOverAndInvalidate() throws Exception {
-        int[] ports = FreePorts.onLoopback(4);
-        String contextA = install.guide.context("node-a", ports[2], ports[3]);
-        String contextB = install.guide.context("node-b", ports[2], ports[3]);
-        TomcatProcess a = start(install.prepareTestWar("node-a", ports[0], contextA));
-        TomcatProcess b = start(install.prepareTestWar("node-b", ports[1], contextB));
+        int[] ports = FreePorts.onLoopback(6);
+        String contextA = withBasicLogIn(install.guide.context("node-a", ports[2], ports[3]));
+        String contextB = withBasicLogIn(install.guide.context("node-b", ports[2], ports[3]));
+        TomcatProcess a = install.prepareTestWar("node-a", ports[0], contextA);
+        TomcatProcess b = install.prepareTestWar("node-b", ports[1], contextB);
+        for (TomcatProcess node : List.of(a, b)) {
+            Files.writeString(node.base.resolve("conf/tomcat-users.xml"), USERS);
+        }
+        a.catalinaOpts.addAll(install.guide.jmxRemoteOptions(ports[4]));
+        b.catalinaOpts.addAll(install.guide.jmxRemoteOptions(ports[5]));
+        start(a);
+        start(b);
         a.awaitServing();
         b.awaitServing();
         a.awaitView(0, List.of("node-b"));
@@ -83,6 +109,8 @@ class TomcatDistributionIT {
         assertEquals(200, other.get(b, "destroy").status());
         assertEquals(404, other.get(a, "verify").status(), "invalidated on node-a too");
         assertEquals(404, other.get(b, "verify").status(), "and not resurrected on node-b");
+
+        endSessionsOverJmx(a, ports[4], b, ports[5], user);
 
         // fail-over: node-a, the owner, crashes
         a.kill();
@@ -175,6 +203,78 @@ class TomcatDistributionIT {
         assertTrue(foreign.isEmpty(), "only io.sessionrep.* classes (ours and relocated): " + foreign);
         assertTrue(classes.stream().noneMatch(n -> n.contains("/catalina/") || n.startsWith("jakarta/")),
                 "no Tomcat or Servlet API classes");
+    }
+
+    /**
+     * The operator's session operations over JMX remote, as docs/install-tomcat.md section 5 sets it up
+     * ({@code CATALINA_OPTS}): alice logs in on node-a (BASIC); Tomcat's manager MBean of node-a lists her session
+     * by its short id and reads its attributes, the one of node-b ends another session everywhere by its short id;
+     * the session admin MBean of node-b finds alice's session and ends it everywhere. {@code bystander}'s session
+     * lives on.
+     */
+    private static void endSessionsOverJmx(TomcatProcess a, int jmxA, TomcatProcess b, int jmxB, User bystander)
+            throws Exception {
+        User alice = User.signedIn("alice", "alice-secret");
+        assertEquals(200, alice.get(a, "initialize&number=2&size=5").status());
+        String alicesId = ReplicationNode.clusterId(alice.cookie);
+        User anonymous = new User();
+        assertEquals(200, anonymous.get(a, "initialize&number=2&size=5").status());
+        try (JMXConnector toA = jmx(jmxA); JMXConnector toB = jmx(jmxB)) {
+            MBeanServerConnection onA = toA.getMBeanServerConnection();
+            MBeanServerConnection onB = toB.getMBeanServerConnection();
+            ObjectName manager = new ObjectName("Catalina:type=Manager,host=localhost,context=/session-test");
+            String ids = (String) onA.invoke(manager, "listSessionIds", null, null);
+            assertTrue(ids.contains(LogIds.shortForm(alicesId)), ids);
+            assertFalse(ids.contains(alicesId), "short ids only: " + ids);
+            assertEquals("alice", onA.invoke(manager, "getSessionAttribute",
+                    new Object[]{LogIds.shortForm(alicesId), SessionPrincipals.ATTRIBUTE}, TWO_STRINGS),
+                    "the manager recorded the user Tomcat authenticated");
+
+            // Tomcat's expireSession, on node-b, of a session node-a holds: gone on both
+            onB.invoke(manager, "expireSession",
+                    new Object[]{LogIds.shortForm(ReplicationNode.clusterId(anonymous.cookie))}, ONE_STRING);
+            awaitNoSession(anonymous, a);
+            awaitNoSession(anonymous, b);
+
+            ObjectName admin = onB.queryNames(new ObjectName("sessionrep:type=sessions,node=node-b,*"), null)
+                    .iterator().next();
+            String found = (String) onB.invoke(admin, "findSessionsOfPrincipal", new Object[]{"alice"}, ONE_STRING);
+            assertTrue(found.startsWith(LogIds.shortForm(alicesId) + " owner=node-a backups=[node-b]"), found);
+            assertTrue(found.contains("principal=alice")
+                    && found.endsWith("1 session(s); answered by node-b, node-a"), found);
+            String ended = (String) onB.invoke(admin, "expireSessionsOfPrincipal", new Object[]{"alice"}, ONE_STRING);
+            assertTrue(ended.startsWith("1 session(s) invalidated; answered by node-b, node-a"), ended);
+            awaitNoSession(alice, a);
+            awaitNoSession(alice, b);
+        }
+        assertEquals(200, bystander.get(a, "verify").status(), "another user's session lives on");
+    }
+
+    /** Polls (at most 5 s: an invalidation reaches the other node by message) until the user has no session there. */
+    private static void awaitNoSession(User user, TomcatProcess node) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int status = user.get(node, "verify").status();
+        while (status != 404 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            status = user.get(node, "verify").status();
+        }
+        assertEquals(404, status, "the session is gone on " + node.name);
+    }
+
+    private static JMXConnector jmx(int port) throws IOException {
+        return JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port
+                + "/jmxrmi"));
+    }
+
+    /**
+     * The application's own log-in, for the operations on a user's sessions: HTTP Basic credentials, checked
+     * against {@code conf/tomcat-users.xml} by the distribution's realm, on any request that sends them.
+     */
+    private static String withBasicLogIn(String context) {
+        String edited = context.replace("<Context>", "<Context preemptiveAuthentication=\"true\">\n"
+                + "  <Valve className=\"org.apache.catalina.authenticator.BasicAuthenticator\"/>");
+        assertTrue(edited.contains("BasicAuthenticator"), context);
+        return edited;
     }
 
     private static TomcatProcess start(TomcatProcess node) throws IOException {

@@ -32,6 +32,8 @@ final class TomcatProcess {
     final Path base;
     final int httpPort;
     final Path console;
+    /** JVM options for the next start, as a user puts them in {@code CATALINA_OPTS} (JMX remote, say). */
+    final List<String> catalinaOpts = new java.util.ArrayList<>();
     private Process process;
 
     TomcatProcess(String name, Path home, Path base, int httpPort) {
@@ -44,7 +46,7 @@ final class TomcatProcess {
 
     /** What {@code catalina.sh run} does, minus the script: Bootstrap with Tomcat's system properties. */
     void start() throws IOException {
-        List<String> command = List.of(jdkTool("java"),
+        List<String> command = new java.util.ArrayList<>(List.of(jdkTool("java"),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "--add-opens=java.base/java.io=ALL-UNNAMED",
@@ -56,10 +58,11 @@ final class TomcatProcess {
                 "-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager",
                 "-Dcatalina.home=" + home, "-Dcatalina.base=" + base,
                 "-Djava.io.tmpdir=" + base.resolve("temp"),
-                "-Dsessionrep.node-name=" + name,
-                "-cp", home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator
+                "-Dsessionrep.node-name=" + name));
+        command.addAll(catalinaOpts);
+        command.addAll(List.of("-cp", home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator
                         + home.resolve("bin/tomcat-juli.jar"),
-                "org.apache.catalina.startup.Bootstrap", "start");
+                "org.apache.catalina.startup.Bootstrap", "start"));
         process = new ProcessBuilder(command).directory(base.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(console.toFile())).start();
     }

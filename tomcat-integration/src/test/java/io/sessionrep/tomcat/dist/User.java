@@ -18,6 +18,8 @@ final class User {
     private final HttpClient http;
     private final String app;
     String cookie;
+    /** An {@code Authorization} header sent with every request (HTTP Basic credentials), or null. */
+    String authorization;
 
     /** A user of the test WAR with a client of its own. */
     User() {
@@ -30,12 +32,23 @@ final class User {
         this.app = app;
     }
 
+    /** A user who sends HTTP Basic credentials with every request. */
+    static User signedIn(String name, String password) {
+        User user = new User();
+        user.authorization = "Basic " + java.util.Base64.getEncoder().encodeToString((name + ":" + password)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return user;
+    }
+
     Reply get(TomcatProcess node, String query) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + node.httpPort + app + query)).timeout(Duration.ofSeconds(20));
         String sent = cookie;
         if (sent != null) {
             request.header("Cookie", "JSESSIONID=" + sent);
+        }
+        if (authorization != null) {
+            request.header("Authorization", authorization);
         }
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         String set = null;

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * embedded Jetty, with nothing but the starter and {@code sessionrep.*} properties: a user signs in on A and fills
  * the cart there, the next request goes to B with the same cookies and sees the user and the cart; after
  * {@code kill -9} of A the session, with A's last change, is still there on B; {@code maximumSessions(1)} holds across
- * the nodes (a user signing in on B ends his session on A). And a bad option stops start-up
+ * the nodes (a user signing in on B ends his session on A); an operator finds a user's session from B through
+ * {@code /actuator/sessionrep} and ends it there, and the user's next request on A signs in again. And a bad option stops start-up
  * with Boot's failure report naming it.
  */
 class BootClusterIT {
@@ -73,8 +74,48 @@ class BootClusterIT {
                 "sent to sign in again: " + olderSession.headers().map());
         expectOk(bobOnB.get(b.url("/cart")), b); // the newer one lives on
 
-        // back to A, one more change there, then A dies
+        // back to A, one more change there
         expectOk(alice.post(a.url("/cart/items"), cartOnB.path("csrf").asString(), "item=pear&quantity=1"), a);
+
+        // the operator, on B, lists the cluster's sessions, finds alice's (owned by A) and ends it
+        Browser ops = new Browser();
+        String alicesId = alice.cookie("JSESSIONID");
+        JsonNode all = Browser.json(expectOk(ops.asUser("GET", b.url("/actuator/sessionrep/sessions"), "ops",
+                "ops-secret"), b));
+        assertEquals(List.of("b", "a"), names(all.path("answered")), "both members answered: " + all);
+        assertTrue(all.path("result").size() >= 2, "alice's and bob's sessions listed: " + all);
+        assertTrue(!all.toString().contains(alicesId.substring(0, alicesId.indexOf('.'))), "no whole id: " + all);
+        assertEquals(403, ops.asUser("DELETE", b.url("/actuator/sessionrep/principals/alice"), "bob", "bob-secret")
+                .statusCode(), "a shopper may not end sessions");
+        JsonNode found = Browser.json(expectOk(ops.asUser("GET", b.url("/actuator/sessionrep/principals/alice"), "ops",
+                "ops-secret"), b));
+        assertEquals(1, found.path("result").size(), "alice's one session, found from B: " + found);
+        JsonNode row = found.path("result").get(0);
+        assertEquals("a", row.path("owner").asString(), found.toString());
+        assertEquals("alice", row.path("principal").asString(), found.toString());
+        assertTrue(row.path("shortId").asString().matches("#[0-9a-f]{8}"), found.toString());
+        assertTrue(!found.toString().contains(alicesId.substring(0, alicesId.indexOf('.'))), "no whole id: " + found);
+        JsonNode ended = Browser.json(expectOk(ops.asUser("DELETE", b.url("/actuator/sessionrep/principals/alice"),
+                "ops", "ops-secret"), b));
+        assertEquals(1, ended.path("result").asInt(), "one session ended: " + ended);
+        HttpResponse<String> signedOut = awaitStatus(302, alice, a.url("/cart"));
+        assertEquals(302, signedOut.statusCode(), "alice's session on A ended: " + signedOut.body());
+        assertTrue(signedOut.headers().firstValue("Location").orElse("").endsWith("/login"),
+                "alice is sent to sign in again: " + signedOut.headers().map());
+
+        // one session by its short id (the # left out of the path): bob's on B
+        String bobsShortId = Browser.json(expectOk(ops.asUser("GET", b.url("/actuator/sessionrep/principals/bob"),
+                "ops", "ops-secret"), b)).path("result").get(0).path("shortId").asString();
+        JsonNode bobEnded = Browser.json(expectOk(ops.asUser("DELETE", a.url("/actuator/sessionrep/sessions/"
+                + bobsShortId.substring(1)), "ops", "ops-secret"), a));
+        assertEquals(1, bobEnded.path("result").asInt(), "bob's session ended from A: " + bobEnded);
+        assertEquals(302, awaitStatus(302, bobOnB, b.url("/cart")).statusCode(), "bob's session on B ended");
+
+        // alice signs in again on A and fills a cart there, then A dies
+        assertEquals(302, alice.logIn(a.url(""), "alice", "alice-secret").statusCode());
+        JsonNode again = Browser.json(expectOk(alice.get(a.url("/cart")), a));
+        expectOk(alice.post(a.url("/cart/items"), again.path("csrf").asString(), "item=apple&quantity=2"), a);
+        expectOk(alice.post(a.url("/cart/items"), again.path("csrf").asString(), "item=pear&quantity=1"), a);
         a.kill();
 
         JsonNode afterKill = Browser.json(awaitOk(alice, b.url("/cart"), b));
@@ -101,6 +142,12 @@ class BootClusterIT {
         assertTrue(output.contains("'abc'") || output.contains("abc"), "names the value: " + output);
         assertTrue(output.contains("0..64"), "says what is allowed: " + output);
         assertTrue(!output.contains("Tomcat started on port"), "no web server started: " + output);
+    }
+
+    private static List<String> names(JsonNode array) {
+        List<String> names = new ArrayList<>();
+        array.forEach(name -> names.add(name.asString()));
+        return names;
     }
 
     private BootNode started(BootNode node) {
@@ -151,6 +198,17 @@ class BootClusterIT {
         } while (System.nanoTime() < deadline);
         throw new AssertionError(node.name + ": readiness probe not " + status + " within 10 s; last: " + last
                 + "\n" + node.tail());
+    }
+
+    /** GET (at most 5 s) until the answer has {@code status}: an invalidation reaches the other node by message. */
+    private static HttpResponse<String> awaitStatus(int status, Browser browser, String url) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        HttpResponse<String> response = browser.get(url);
+        while (response.statusCode() != status && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            response = browser.get(url);
+        }
+        return response;
     }
 
     /** GET until 200 (a request right after a kill may wait out the dead owner, or be refused with 503). */

@@ -43,6 +43,22 @@ final class Browser {
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A request with HTTP Basic credentials ({@code method} GET or DELETE): an operator's call. */
+    HttpResponse<String> asUser(String method, String url, String user, String password)
+            throws IOException, InterruptedException {
+        String credentials = java.util.Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(15))
+                .header("Authorization", "Basic " + credentials)
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The value of this browser's cookie {@code name} for 127.0.0.1, or null. */
+    String cookie(String name) {
+        return ((CookieManager) http.cookieHandler().orElseThrow()).getCookieStore().getCookies().stream()
+                .filter(c -> c.getName().equals(name)).map(java.net.HttpCookie::getValue).findFirst().orElse(null);
+    }
+
     /** Signs in on the login page of {@code baseUrl}; the redirect it answers (302 to /cart when it worked). */
     HttpResponse<String> logIn(String baseUrl, String user, String password) throws IOException, InterruptedException {
         HttpResponse<String> page = get(baseUrl + "/login");
