@@ -24,9 +24,12 @@ import java.util.concurrent.atomic.LongAdder;
  * pages, no think time. A page is one request that writes the session (the test servlet's {@code process},
  * with {@code from=N} so that a request the HTTP client resent is not counted twice), then, once it answered,
  * every static file of the application fetched in parallel over at most {@value #CONNECTIONS} connections,
- * as a browser fetches a page's style sheets, scripts and images. Every request of a browser (write, static
- * file, the final read) goes to the next node in turn. At the end each browser reads its session back on the
- * next node: increments lost = writes answered 200 that the version read back does not count.
+ * as a browser fetches a page's style sheets, scripts and images. Every request of a browser goes to the next
+ * node in turn, and each page starts one node further than the page before (with 2 nodes and an even number of
+ * files the two rules are one; with 3 nodes and 8 files the plain rotation would send every write of a browser
+ * to the same node): no two consecutive writes of a browser on one node. At the end each browser reads its
+ * session back on the next node: increments lost = writes answered 200 that the version read back does not
+ * count.
  */
 final class BrowserPages {
 
@@ -122,6 +125,7 @@ final class BrowserPages {
                     int version = created.version();
                     long successes = 0;
                     while (System.nanoTime() < end) {
+                        browser.startPage();
                         long t0 = System.nanoTime();
                         int from = version;
                         SessionReply written = browser.write(() -> browser.user.process(browser.servlet(), from), failures, "write",
@@ -170,12 +174,20 @@ final class BrowserPages {
     private final class Browser {
         final HttpUser user;
         final ExecutorService parallel;
+        private final int first;
         private int next;
+        private int pages;
 
         Browser(HttpUser user, int first, ExecutorService parallel) {
             this.user = user;
+            this.first = first;
             this.next = first;
             this.parallel = parallel;
+        }
+
+        /** A new page: its write goes to the node after the one of the page before (the first after initialize's). */
+        void startPage() {
+            next = first + 1 + pages++;
         }
 
         /** The node of the next request, round robin (called by the browser's own thread only). */
@@ -187,12 +199,18 @@ final class BrowserPages {
             return nextRoot().resolve(servletPath);
         }
 
-        /** The servlet's answer if 200 with its fields, else null with the failure counted; timed into {@code latency}. */
+        /**
+         * The servlet's answer if 200 with its fields, else null with the failure counted; a successful call's time
+         * goes into {@code latency} (a failed write's time says nothing of writing).
+         */
         SessionReply write(Call call, ClientLoad.Failures failures, String what, Histogram latency) throws InterruptedException {
             long t0 = System.nanoTime();
             try {
                 SessionReply reply = call.send();
                 if (reply.status() == 200 && reply.version() != null) {
+                    if (latency != null) {
+                        latency.recordValue((System.nanoTime() - t0) / 1_000);
+                    }
                     return reply;
                 }
                 failures.add(what + " " + (reply.status() == 200 ? "200 without the servlet's answer" : reply.status()));
@@ -200,10 +218,6 @@ final class BrowserPages {
                 failures.add(what + " timeout");
             } catch (IOException e) {
                 failures.add(what + " io");
-            } finally {
-                if (latency != null) {
-                    latency.recordValue((System.nanoTime() - t0) / 1_000);
-                }
             }
             return null;
         }

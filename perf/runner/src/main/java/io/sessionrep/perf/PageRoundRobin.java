@@ -49,7 +49,9 @@ final class PageRoundRobin {
                 + (files == null ? "" : String.format(Locale.ROOT, " (%,d bytes in all, under `static/`)", files.totalBytes()))
                 + " in parallel over at most " + BrowserPages.CONNECTIONS + " connections, each checked complete. Every"
                 + " request of a browser goes to the next of " + options.rrNodes + " nodes in turn (a round-robin balancer"
-                + " without affinity). Page load = from the write's start to the last file's answer. At the end of each"
+                + " without affinity), each page starting one node further than the page before, so that no two writes"
+                + " of a browser in a row meet one node. Page load = from the write's start to the last file's answer;"
+                + " write = the write's response time, writes answered 200 only. At the end of each"
                 + " segment every browser reads its session back on the next node: increments lost = writes answered 200"
                 + " the version read back does not count. Hand-overs per page: the nodes' own meter"
                 + " `sessionrep.handovers{direction=acquired}` (JMX) over the segment, divided by its pages (ours only)."
@@ -163,15 +165,16 @@ final class PageRoundRobin {
             }
             BrowserPages.Outcome x = a.outcome();
             BrowserPages.Outcome y = b.outcome();
-            pairs.append(String.format(Locale.ROOT, "| %s | %sx | %sx / %sx | %sx / %sx | %sx |%n", ours.sync() ? "sync" : "async",
+            pairs.append(String.format(Locale.ROOT, "| %s | %sx | %sx / %sx | %sx / %sx | %sx | %,d / %,d |%n", ours.sync() ? "sync" : "async",
                     fmt(x.pagesPerSecond() / y.pagesPerSecond()),
                     fmt(ms(x.pageLoad(), 50) / ms(y.pageLoad(), 50)), fmt(ms(x.pageLoad(), 90) / ms(y.pageLoad(), 90)),
                     fmt(ms(x.staticFiles(), 50) / ms(y.staticFiles(), 50)), fmt(ms(x.staticFiles(), 90) / ms(y.staticFiles(), 90)),
-                    fmt(ms(x.writes(), 50) / ms(y.writes(), 50))));
+                    fmt(ms(x.writes(), 50) / ms(y.writes(), 50)), x.pages() - x.writesOk(), y.pages() - y.writesOk()));
         }
         if (pairs.length() > 0) {
-            md.append("| mode | pages/s ours / BackupManager | page load p50 / p90 | static file p50 / p90 | write p50 |\n");
-            md.append("| --- | ---: | ---: | ---: | ---: |\n");
+            md.append("| mode | pages/s ours / BackupManager | page load p50 / p90 | static file p50 / p90 | write p50"
+                    + " | pages whose write failed, ours / BackupManager |\n");
+            md.append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
             md.append(pairs).append('\n');
         }
         return md.toString();

@@ -50,9 +50,9 @@ class BrowserPagesTest {
     @Test
     void eachRequestGoesToTheNextNodeAndAPageIsAWriteAndEveryStaticFile() throws Exception {
         BrowserPages.Outcome o = new BrowserPages(List.of(node("a"), node("b")), "session", "JSESSIONID", FILES,
-                Duration.ofSeconds(5)).run(1, 2, 5, Duration.ofMillis(400));
+                Duration.ofSeconds(5)).run(1, 2, 5, Duration.ofMillis(800));
 
-        assertTrue(o.pages() >= 5, "pages: " + o.pages());
+        assertTrue(o.pages() >= 2, "pages: " + o.pages());
         assertEquals(o.pages(), o.writesOk());
         assertEquals(0, o.incrementsLost());
         assertEquals(0, o.unreadable());
@@ -71,14 +71,31 @@ class BrowserPagesTest {
     }
 
     @Test
-    void writesAnsweredButNotKeptAreIncrementsLostWhenTheSessionIsReadBack() throws Exception {
-        nodeBForgetsEvery = 2;
-        BrowserPages.Outcome o = new BrowserPages(List.of(node("a"), node("b")), "session", "JSESSIONID", FILES,
-                Duration.ofSeconds(5)).run(2, 1, 1, Duration.ofMillis(400));
+    void withThreeNodesEachPageStartsOneNodeFurtherSoThatNoTwoWritesInARowMeetOneNode() throws Exception {
+        BrowserPages.Outcome o = new BrowserPages(List.of(node("a"), node("b"), node("c")), "session", "JSESSIONID",
+                new StaticFiles(List.of(FILES.files().get(0), FILES.files().get(1), new StaticFiles.File("static/a.css", 300))),
+                Duration.ofSeconds(5)).run(1, 1, 1, Duration.ofMillis(800));
 
-        assertTrue(o.pages() >= 4, "pages: " + o.pages());
+        assertTrue(o.pages() >= 2, "pages: " + o.pages());
+        assertEquals(0, o.incrementsLost());
+        List<String> writes = List.copyOf(writesServedBy);
+        for (int i = 0; i < writes.size(); i++) {
+            assertEquals(List.of("b", "c", "a").get(i % 3), writes.get(i), "write " + i + " of " + writes);
+        }
+    }
+
+    @Test
+    void writesAnsweredButNotKeptAreIncrementsLostWhenTheSessionIsReadBack() throws Exception {
+        nodeBForgetsEvery = 1;
+        BrowserPages.Outcome o = new BrowserPages(List.of(node("a"), node("b")), "session", "JSESSIONID", FILES,
+                Duration.ofSeconds(5)).run(2, 1, 1, Duration.ofMillis(800));
+
+        assertTrue(o.pages() >= 2, "pages: " + o.pages());
         assertEquals(o.pages(), o.writesOk());
-        assertTrue(o.incrementsLost() > 0, "lost: " + o.incrementsLost());
+        // every write node-b answered was forgotten: the version read back counts node-a's only
+        long onB = writesServedBy.stream().filter("b"::equals).count();
+        assertTrue(onB > 0, writesServedBy.toString());
+        assertEquals(onB, o.incrementsLost());
         assertEquals(Map.of(), o.failures());
         BrowserPages.Outcome twice = o.plus(o);
         assertEquals(2 * o.incrementsLost(), twice.incrementsLost());

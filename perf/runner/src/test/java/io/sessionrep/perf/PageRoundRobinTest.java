@@ -28,7 +28,7 @@ class PageRoundRobinTest {
         assertEquals(null, PageRoundRobin.together(rounds.get(TomcatSetup.BACKUP)).handOvers());
 
         String md = PageRoundRobin.table(rounds, 2);
-        assertTrue(md.contains("| async | 2.00x | 0.50x / 0.50x |"), md); // ours async 100 pages/s against BackupManager async 50
+        assertTrue(md.contains("| async | 2.00x | 0.50x / 0.50x | 0.50x / 0.50x | 0.50x | 0 / 0 |"), md); // ours async 100 pages/s against BackupManager async 50
         assertTrue(md.contains("| sync | 3.00x | 0.25x / 0.25x |"), md); // ours sync 90 against BackupManager sync 30
         assertTrue(md.contains("| " + TomcatSetup.OURS_ASYNC.label() + " | 2,000 | 100.0 |"), md);
         assertTrue(md.contains("| 0.00 (4) |"), md); // 4 hand-overs in 2,000 pages
