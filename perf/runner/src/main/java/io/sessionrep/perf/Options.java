@@ -73,6 +73,8 @@ final class Options {
     int segmentSeconds = -1;
     int warmupSeconds = -1;
     int warmupMaxSeconds = -1;
+    /** Whether --warmup-max was given (a scenario with a time bound of its own caps only the default). */
+    boolean warmupMaxGiven;
     int rounds = 2;
     String run = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
     String netDelay = "200us";
@@ -115,6 +117,7 @@ final class Options {
                 o.warmupSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--warmup-max=")) {
                 o.warmupMaxSeconds = positive("warmup-max", value);
+                o.warmupMaxGiven = true;
             } else if (arg.startsWith("--rounds=")) {
                 o.rounds = positive("rounds", value);
             } else if (arg.startsWith("--sessions=")) {

@@ -28,6 +28,12 @@ final class PageRoundRobin {
     static final List<TomcatSetup> SETUPS = List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.BACKUP_ASYNC,
             TomcatSetup.OURS_SYNC, TomcatSetup.BACKUP);
 
+    /**
+     * The longest warm-up per configuration unless --warmup-max says otherwise: the five configurations warm one
+     * after the other, and the scenario keeps to about six minutes with the default flags.
+     */
+    static final int WARMUP_MAX_SECONDS = 45;
+
     /** One measured segment of one configuration: what the browsers saw, and ours' hand-overs (null for a peer). */
     record Round(BrowserPages.Outcome outcome, HandOverMeters.Counts handOvers) {
     }
@@ -57,8 +63,9 @@ final class PageRoundRobin {
                 + " `sessionrep.handovers{direction=acquired}` (JMX) over the segment, divided by its pages (ours only)."
                 + " StandardManager keeps a session on the node that created it: its writes on any other node answer 404"
                 + " and its read-back may find no session; it is the reference for what the static files cost without any"
-                + " replication. Segments of " + options.segmentSeconds + " s after a " + options.warmupSeconds + " s warm-up"
-                + " per configuration, " + options.rounds + " rounds A/B/A/B.";
+                + " replication. Segments of " + options.segmentSeconds + " s, " + options.rounds + " rounds A/B/A/B, after a"
+                + " warm-up per configuration (" + options.warmupSeconds + " s, longer while its nodes were still compiling)"
+                + " and one unmeasured round.";
     }
 
     void run(Measurements m, Path dir, Consumer<Target> track) throws Exception {
@@ -74,11 +81,31 @@ final class PageRoundRobin {
                 }
                 rounds.put(s, new ArrayList<>());
             }
+            int warmupMax = options.warmupMaxGiven ? options.warmupMaxSeconds : Math.min(options.warmupMaxSeconds, WARMUP_MAX_SECONDS);
+            Map<TomcatSetup, WarmUp.Done> warmUps = new LinkedHashMap<>();
             for (TomcatSetup s : setups) {
                 if (options.warmupSeconds > 0) {
-                    System.out.println("-- warm-up " + s.id() + " (" + options.warmupSeconds + " s of pages)");
-                    browsers(clusters.get(s), files).run(options.browsers, NUMBER, SIZE_KIB, Duration.ofSeconds(options.warmupSeconds));
+                    TomcatCluster cluster = clusters.get(s);
+                    BrowserPages load = browsers(cluster, files);
+                    WarmUp.Done done = WarmUp.run(options.warmupSeconds, options.segmentSeconds, Math.max(warmupMax, options.warmupSeconds),
+                            () -> ThreadCpu.snapshot(cluster.pids()), (part, seconds) -> pages(load, seconds));
+                    warmUps.put(s, done);
+                    System.out.println("-- warmed up " + s.id() + ": " + done.summary());
                 }
+            }
+            // one unmeasured round, so that each configuration comes to its first measured segment as to every later
+            // one: after one segment of each other configuration (as the scenarios of the JMeter plan do)
+            if (options.warmupSeconds > 0) {
+                for (TomcatSetup s : setups) {
+                    pages(browsers(clusters.get(s), files), options.segmentSeconds);
+                }
+            }
+            if (!warmUps.isEmpty()) {
+                StringBuilder warm = new StringBuilder();
+                warmUps.forEach((s, done) -> warm.append(warm.length() == 0 ? "" : "; ").append(s.id()).append(' ').append(done.summary()));
+                m.section.append("Unmeasured warm-up per configuration (longer while its nodes' JIT compilers used more than ")
+                        .append(Math.round(100 * WarmUp.STILL_COMPILING)).append(" % of their CPU, at most ").append(warmupMax)
+                        .append(" s), then one unmeasured round: ").append(warm).append(".\n\n");
             }
             for (int round = 1; round <= options.rounds; round++) {
                 for (TomcatSetup s : setups) {
@@ -109,6 +136,20 @@ final class PageRoundRobin {
             m.verdicts.add(new Report.Verdict("pages without affinity: increments lost, " + s.label(), "0",
                     String.format(Locale.ROOT, "%,d of %,d writes answered 200", all.incrementsLost(), all.writesOk()),
                     all.incrementsLost() == 0 && all.unreadable() == 0));
+        }
+    }
+
+    /** Unmeasured pages for {@code seconds}. */
+    private void pages(BrowserPages load, int seconds) throws java.io.IOException {
+        try {
+            load.run(options.browsers, NUMBER, SIZE_KIB, Duration.ofSeconds(seconds));
+        } catch (java.io.IOException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while warming up");
+        } catch (Exception e) {
+            throw new java.io.IOException("warm-up pages failed: " + e, e);
         }
     }
 
