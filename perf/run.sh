@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The measurement of docs/benchmarks.md in one command:
-#   perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--run=NAME] ...  (--help)
+#   perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,8p,9,10,jmh] [--segment=S] [--run=NAME] ...  (--help)
 # Builds what it needs with Maven (package only, nothing is installed: the Tomcat distribution, our Tomcat
 # jar, the test WAR and Spring Session's jars included), then runs the scenario runner, which starts the
 # nodes (and Redis) itself and writes perf/results/<run>/report.md. Scenario 4 needs root (network

@@ -18,6 +18,9 @@ import java.util.Set;
 /** The scenarios of docs/benchmarks.md and how each configuration is started. */
 final class Catalog {
 
+    /** The scenarios run in Tomcat 11 with the peers of {@link TomcatSetup}. */
+    static final List<String> TOMCAT_SCENARIOS = List.of("6", "7", "8", "8p", "9", "10");
+
     /** Node JVMs: a heap large enough that GC is no distraction, small enough for 8 JVMs. */
     static final List<String> NODE_JVM_ARGS = List.of("-Xms1g", "-Xmx1g", "-Xmn512m", "-XX:MetaspaceSize=128m", "-XX:+UseSerialGC",
             "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true");
@@ -108,14 +111,14 @@ final class Catalog {
                         jetty("async", "async, write-quota 1", 2, true, Map.of("replication-mode", "async", "write-quota", "1"))),
                 concurrencySweep(), "threads", "Concurrent users (threads, no think time) with 1x1 KiB sessions"
                 + " \"High Load Scenarios\".", null));
-        boolean tomcatPeers = options.scenarios.stream().anyMatch(id -> List.of("6", "7", "8", "9", "10").contains(id));
+        boolean tomcatPeers = options.scenarios.stream().anyMatch(TOMCAT_SCENARIOS::contains);
         String redisNote = tomcatPeers && redisSkip() != null ? " The Redis peer is left out: " + redisSkip() + "." : "";
         String container = "Tomcat configurations as in the section \"Tomcat configurations\" above." + redisNote;
         List<Config> tomcats = new ArrayList<>();
         for (TomcatSetup setup : withoutUnavailable(List.of(TomcatSetup.OFF, TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_ASYNC_CHANNEL,
                 TomcatSetup.OURS_ASYNC_CHANNEL_ONLY, TomcatSetup.OURS_ASYNC_KEY, TomcatSetup.OURS_ASYNC_TLS, TomcatSetup.OURS_SYNC,
                 TomcatSetup.OURS_SYNC_CHANNEL, TomcatSetup.DELTA,
-                TomcatSetup.BACKUP, TomcatSetup.REDIS, TomcatSetup.FLOOR_ASYNC, TomcatSetup.FLOOR_SYNC))) {
+                TomcatSetup.BACKUP, TomcatSetup.BACKUP_ASYNC, TomcatSetup.REDIS, TomcatSetup.FLOOR_ASYNC, TomcatSetup.FLOOR_SYNC))) {
             boolean asked = options.configs.contains(setup.id());
             if ((!options.configs.isEmpty() || setup.onlyWhenAsked()) && !asked) {
                 continue; // (the baseline configurations come with their setup; the async variants only when asked)
@@ -128,7 +131,7 @@ final class Catalog {
             }
         }
         list.add(new Scenario("6", "The same container: ours and its peers in Tomcat 11",
-                "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager vs Spring Session + Redis, and the floor"
+                "StandardManager vs ours (async, sync) vs DeltaManager vs BackupManager (sync, async) vs Spring Session + Redis, and the floor"
                         + " (2 nodes)",
                 tomcats, statePoints(), "state", container + " The JMeter plan as in scenarios 1-5, threads spread over both nodes"
                 + " (sticky: each thread stays on its node)." + (options.baselineJar == null ? ""
@@ -138,7 +141,7 @@ final class Catalog {
         list.add(new Scenario("7", "Memory", "heap after a full GC with " + options.sessions + " sessions of 2 x 5 KiB, primary and backup",
                 List.of(), List.of(), "state", container, null, peers::memory));
         list.add(new Scenario("8", "Without a sticky balancer: round robin", "the seed workload, every request to the next of "
-                + options.rrNodes + " nodes: ours (async, sync) vs Tomcat BackupManager",
+                + options.rrNodes + " nodes: ours async and sync vs Tomcat BackupManager async and sync",
                 List.of(), List.of(), "state", container + " 5 client threads (the runner's own HTTP client, not JMeter), each"
                 + " looping: initialize (2 x 5 KiB) on node k, process x4 on nodes k+1..k+4, verify on node k+5, destroy on node k+6"
                 + " (mod " + options.rrNodes + "; k moves on by one per session), one cookie per session sent to every node, every"
@@ -146,6 +149,20 @@ final class Catalog {
                 + " answered 200 (wrong version), or answers 404 (no session). `process` carries `from=N`, so a request the JDK"
                 + " client resent is not counted twice. Segments of " + options.segmentSeconds + " s, configurations A/B/A/B,"
                 + " throughput over all requests (destroy included).", null, peers::roundRobin));
+        String pagesSkip = null;
+        StaticFiles pageFiles = null;
+        if (options.scenarios.contains("8p")) {
+            try {
+                pageFiles = StaticFiles.of(testWar());
+            } catch (IOException | RuntimeException e) {
+                pagesSkip = "the test WAR's static files cannot be read: " + e.getMessage();
+            }
+        }
+        list.add(new Scenario("8p", "Pages without a sticky balancer: round robin", options.browsers + " browsers load pages (one"
+                + " session write and the application's static files in parallel), every request to the next of "
+                + options.rrNodes + " nodes: ours async and sync vs Tomcat BackupManager async and sync, and StandardManager",
+                List.of(), List.of(), "state", PageRoundRobin.describe(options, pageFiles) + redisNote, pagesSkip,
+                new PageRoundRobin(this, options)::run));
         list.add(new Scenario("9", "Concurrent clients on one session", options.clients + " clients share each session, client i"
                 + " pinned to node i mod " + options.ccNodes + ", 10 process each: final version vs successful answers",
                 List.of(), List.of(), "state", container + " Per session: initialize on node-a, then the clients send their"
@@ -318,7 +335,7 @@ final class Catalog {
 
     /** The setups that can run here (the Redis peer needs redis-server). */
     List<TomcatSetup> withoutUnavailable(List<TomcatSetup> setups) {
-        if (options.scenarios.stream().noneMatch(id -> List.of("6", "7", "8", "9", "10").contains(id))) {
+        if (options.scenarios.stream().noneMatch(TOMCAT_SCENARIOS::contains)) {
             return setups; // not running any of them: no probe (it may install redis-server)
         }
         return setups.stream().filter(s -> s != TomcatSetup.REDIS || redisSkip() == null).toList();
@@ -345,6 +362,24 @@ final class Catalog {
             b.append("- `").append(s.id()).append("` ").append(s.label()).append(": ").append(TomcatCluster.describe(s)).append('\n');
         }
         return b.append('\n').toString();
+    }
+
+    /** test-servlet's WAR, as built (every Tomcat configuration's WAR is made from it). */
+    Path testWar() {
+        return layout.war();
+    }
+
+    /** A cluster of {@code nodes} Tomcats for each of {@code setups}, one after the other, each handed to {@code track}. */
+    Map<TomcatSetup, TomcatCluster> startTomcats(List<TomcatSetup> setups, int nodes, Path dir,
+                                                 java.util.function.Consumer<Target> track) throws Exception {
+        Map<TomcatSetup, TomcatCluster> clusters = new java.util.LinkedHashMap<>();
+        for (TomcatSetup setup : setups) {
+            System.out.println("-- starting " + setup.id() + " (" + nodes + " nodes): " + setup.label());
+            TomcatCluster c = startTomcat(setup, nodes, dir.resolve("logs").resolve(setup.id()));
+            track.accept(c);
+            clusters.put(setup, c);
+        }
+        return clusters;
     }
 
     /** A cluster of {@code nodes} Tomcats for {@code setup} (with its Redis server for the Spring Session peer). */

@@ -62,13 +62,41 @@ final class HttpUser {
         return send(node, "mode=destroy");
     }
 
+    /** What a request for a static file answered: its status and how many body bytes came. */
+    record Fetched(int status, int bytes) {
+    }
+
+    /** GET of a static file at {@code uri} with this user's cookie, as a browser fetches a page's resources. */
+    Fetched fetch(URI uri) throws IOException, InterruptedException {
+        HttpResponse<byte[]> response = http.send(request(uri).build(), HttpResponse.BodyHandlers.ofByteArray());
+        takeCookie(response);
+        return new Fetched(response.statusCode(), response.body().length);
+    }
+
     SessionReply send(URI node, String query) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(node + "?" + query)).timeout(timeout).GET();
+        HttpResponse<String> response = http.send(request(URI.create(node + "?" + query)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String set = takeCookie(response);
+        Map<String, String> fields;
+        try {
+            fields = JsonFields.parse(response.body());
+        } catch (RuntimeException notTheServlets) {
+            fields = Map.of();
+        }
+        return new SessionReply(response.statusCode(), fields, set);
+    }
+
+    private HttpRequest.Builder request(URI uri) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).GET();
         String current = cookie;
         if (current != null) {
             request.header("Cookie", cookieName + "=" + current);
         }
-        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return request;
+    }
+
+    /** Takes the session cookie of a {@code Set-Cookie}, if any; returns its value ("" when deleted), else null. */
+    private String takeCookie(HttpResponse<?> response) {
         String set = null;
         for (String header : response.headers().allValues("set-cookie")) {
             if (header.startsWith(cookieName + "=")) {
@@ -81,12 +109,6 @@ final class HttpUser {
         if (set != null) {
             cookie = set.isEmpty() ? null : set;
         }
-        Map<String, String> fields;
-        try {
-            fields = JsonFields.parse(response.body());
-        } catch (RuntimeException notTheServlets) {
-            fields = Map.of();
-        }
-        return new SessionReply(response.statusCode(), fields, set);
+        return set;
     }
 }

@@ -12,9 +12,9 @@ import java.util.Set;
  * <pre>
  * --quick                 short segments and two points per chart (development)
  * --smoke                 the bounded run of the integration test: tiny segments, one point
- * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 7 8 9 10 jmh; default all
- *                         (6: Tomcat peers in one container, 7: memory, 8: round robin, 9: concurrent clients
- *                         on one session, 10: fail-over by kill -9)
+ * --scenarios=1,2,...     which scenarios: 1 2 3 4 5 (= 5a and 5b) 6 7 8 8p 9 10 jmh; default all
+ *                         (6: Tomcat peers in one container, 7: memory, 8: round robin, 8p: pages (a write and
+ *                         static files) round robin, 9: concurrent clients on one session, 10: fail-over by kill -9)
  * --segment=SECONDS       length of one measured segment (default 6 full, 3 quick, 2 smoke)
  * --warmup=SECONDS        unmeasured warm-up per configuration (default 8 full, 3 quick, 1 smoke)
  * --warmup-max=SECONDS    longest warm-up: after --warmup, one more --segment at a time while the configuration's node
@@ -35,11 +35,12 @@ import java.util.Set;
  *                         default the profile's (full: 1x1,2x5,5x10,10x20,10x50)
  * --configs=ID,...        scenarios 1-3, 6 and 9: only these configurations (1: off async-wq1 floor-async; 2: async sync
  *                         floor-async floor-sync; 3: wq1 wq2 floor-wq1 floor-wq2; 6: tc-off tc-ours-async tc-ours-sync
- *                         tc-delta tc-backup tc-redis tc-floor-async tc-floor-sync; 9: as 6 without the floor; a scenario
+ *                         tc-delta tc-backup tc-backup-async tc-redis tc-floor-async tc-floor-sync; 9: as 6 without the floor; a scenario
  *                         left without any is skipped; in scenario 9 tc-off is the one-Tomcat reference, and jetty-ours-async jetty-ours-sync run ours
  *                         on embedded Jetty beside them)
  * --sessions=N            scenario 7: sessions created (default 5000 full, 1000 quick, 300 smoke)
- * --rr-nodes=N            scenario 8: nodes of the round robin (default 2; 2 or 3)
+ * --rr-nodes=N            scenarios 8 and 8p: nodes of the round robin (default 2; 2 or 3)
+ * --browsers=N            scenario 8p: browsers loading pages, each with one session (default 5)
  * --clients=N             scenario 9: clients sharing one session, client i on node i mod nodes (default 4)
  * --cc-nodes=N            scenario 9: nodes (default 2; 2 or 3)
  * --settle=SECONDS        before each scenario, wait at most this long for the 1-minute load average to fall
@@ -59,10 +60,11 @@ final class Options {
     enum Profile { FULL, QUICK, SMOKE }
 
     Profile profile = Profile.FULL;
-    static final List<String> ALL = List.of("1", "2", "3", "4", "5a", "5b", "6", "7", "8", "9", "10", "jmh");
+    static final List<String> ALL = List.of("1", "2", "3", "4", "5a", "5b", "6", "7", "8", "8p", "9", "10", "jmh");
     Set<String> scenarios = new LinkedHashSet<>(ALL);
     int sessions = -1;
     int rrNodes = 2;
+    int browsers = 5;
     int clients = 4;
     int ccNodes = 2;
     int settleSeconds = -1;
@@ -71,6 +73,8 @@ final class Options {
     int segmentSeconds = -1;
     int warmupSeconds = -1;
     int warmupMaxSeconds = -1;
+    /** Whether --warmup-max was given (a scenario with a time bound of its own caps only the default). */
+    boolean warmupMaxGiven;
     int rounds = 2;
     String run = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmm"));
     String netDelay = "200us";
@@ -104,7 +108,7 @@ final class Options {
                     } else if (ALL.contains(id)) {
                         o.scenarios.add(id);
                     } else {
-                        throw new IllegalArgumentException("--scenarios: '" + s + "' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,9,10,jmh");
+                        throw new IllegalArgumentException("--scenarios: '" + s + "' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,8p,9,10,jmh");
                     }
                 }
             } else if (arg.startsWith("--segment=")) {
@@ -113,12 +117,15 @@ final class Options {
                 o.warmupSeconds = Integer.parseInt(value);
             } else if (arg.startsWith("--warmup-max=")) {
                 o.warmupMaxSeconds = positive("warmup-max", value);
+                o.warmupMaxGiven = true;
             } else if (arg.startsWith("--rounds=")) {
                 o.rounds = positive("rounds", value);
             } else if (arg.startsWith("--sessions=")) {
                 o.sessions = positive("sessions", value);
             } else if (arg.startsWith("--rr-nodes=")) {
                 o.rrNodes = nodes("rr-nodes", value);
+            } else if (arg.startsWith("--browsers=")) {
+                o.browsers = positive("browsers", value);
             } else if (arg.startsWith("--cc-nodes=")) {
                 o.ccNodes = nodes("cc-nodes", value);
             } else if (arg.startsWith("--clients=")) {
@@ -240,9 +247,9 @@ final class Options {
 
     static String usage() {
         return """
-                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,9,10,jmh] [--segment=S] [--warmup=S] [--warmup-max=S]
+                usage: perf/run.sh [--quick | --smoke] [--scenarios=1,2,3,4,5,6,7,8,8p,9,10,jmh] [--segment=S] [--warmup=S] [--warmup-max=S]
                                    [--rounds=N] [--run=NAME] [--out=DIR] [--net-delay=200us] [--net-rate=1gbit] [--no-dashboards] [--jfr[=profile]] [--async-profiler] [--configs=ID,...] [--points=NxS,...]
-                                   [--sessions=N] [--rr-nodes=2|3] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH] [--baseline-node-jar=PATH]
+                                   [--sessions=N] [--rr-nodes=2|3] [--browsers=N] [--clients=N] [--cc-nodes=2|3] [--settle=S] [--baseline-jar=PATH] [--baseline-node-jar=PATH]
                 Runs the benchmark scenarios side by side, A/B/A/B, and writes
                 perf/results/NAME/report.md, charts (*.png) and JMeter dashboards (raw/, not in git).
                 """;

@@ -38,20 +38,14 @@ final class PeerScenarios {
 
     private Map<TomcatSetup, TomcatCluster> startAll(List<TomcatSetup> setups, int nodes, Path dir, Consumer<Target> track)
             throws Exception {
-        Map<TomcatSetup, TomcatCluster> clusters = new LinkedHashMap<>();
-        for (TomcatSetup setup : setups) {
-            System.out.println("-- starting " + setup.id() + " (" + nodes + " nodes): " + setup.label());
-            TomcatCluster c = catalog.startTomcat(setup, nodes, dir.resolve("logs").resolve(setup.id()));
-            track.accept(c);
-            clusters.put(setup, c);
-        }
-        return clusters;
+        return catalog.startTomcats(setups, nodes, dir, track);
     }
 
     // ------------------------------------------------------------------ 8: round robin
 
     void roundRobin(Measurements m, Path dir, Consumer<Target> track) throws Exception {
-        List<TomcatSetup> setups = catalog.withoutUnavailable(List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC, TomcatSetup.BACKUP));
+        List<TomcatSetup> setups = catalog.withoutUnavailable(List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.BACKUP_ASYNC,
+                TomcatSetup.OURS_SYNC, TomcatSetup.BACKUP));
         Map<TomcatSetup, TomcatCluster> clusters = startAll(setups, options.rrNodes, dir, track);
         Map<TomcatSetup, List<ClientLoad.RoundRobin>> rounds = new LinkedHashMap<>();
         for (TomcatSetup s : setups) {
@@ -98,26 +92,29 @@ final class PeerScenarios {
             totals.put(s, new double[]{sessions, lost, requests / seconds});
         }
         md.append('\n');
-        double[] backup = totals.get(TomcatSetup.BACKUP);
-        md.append("All rounds together:\n\n| configuration | sessions | lost | lost % | req/s | req/s vs Tomcat BackupManager |\n");
+        md.append("All rounds together (ratios: ours against Tomcat's BackupManager in the same replication mode):\n\n"
+                + "| configuration | sessions | lost | lost % | req/s | req/s vs BackupManager of the same mode |\n");
         md.append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
         for (Map.Entry<TomcatSetup, double[]> e : totals.entrySet()) {
             double[] t = e.getValue();
+            double[] peer = e.getKey().ours() ? totals.get(e.getKey().sameModeBackupManager()) : null;
             md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %.1f %% | %,.0f | %s |%n", e.getKey().label(), t[0], t[1],
-                    t[0] == 0 ? 0 : 100 * t[1] / t[0], t[2], backup == null ? "-" : String.format(Locale.ROOT, "%.2fx", t[2] / backup[2])));
+                    t[0] == 0 ? 0 : 100 * t[1] / t[0], t[2], peer == null ? "-" : String.format(Locale.ROOT, "%.2fx", t[2] / peer[2])));
         }
         md.append('\n');
-        for (TomcatSetup s : List.of(TomcatSetup.OURS_ASYNC, TomcatSetup.OURS_SYNC)) {
+        for (TomcatSetup s : TomcatSetup.PAIRED_WITH_BACKUP_MANAGER) {
             double[] t = totals.get(s);
             if (t == null) {
                 continue;
             }
             m.verdicts.add(new Report.Verdict("round robin (" + options.rrNodes + " nodes): sessions lost, " + s.label(), "0",
                     String.format(Locale.ROOT, "%,.0f of %,.0f", t[1], t[0]), t[1] == 0));
-            if (backup != null) {
-                double ratio = t[2] / backup[2];
-                m.verdicts.add(new Report.Verdict("round robin: throughput, " + s.label(), ">= 1.5x Tomcat BackupManager",
-                        String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f req/s)", ratio, t[2], backup[2]), ratio >= 1.5));
+            TomcatSetup peerSetup = s.sameModeBackupManager();
+            double[] peer = totals.get(peerSetup);
+            if (peer != null) {
+                double ratio = t[2] / peer[2];
+                m.verdicts.add(new Report.Verdict("round robin: throughput, " + s.label(), ">= 1.5x " + peerSetup.label(),
+                        String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f req/s)", ratio, t[2], peer[2]), ratio >= 1.5));
             }
         }
     }

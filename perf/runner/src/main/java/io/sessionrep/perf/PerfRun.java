@@ -131,7 +131,7 @@ public final class PerfRun {
             }
         }
         Report report = new Report(options, out, started);
-        if (scenarios.stream().anyMatch(s -> List.of("6", "7", "8", "9", "10").contains(s.id()))) {
+        if (scenarios.stream().anyMatch(s -> Catalog.TOMCAT_SCENARIOS.contains(s.id()))) {
             report.tomcatSection = catalog.tomcatSection();
         }
         System.out.printf(Locale.ROOT, "perf run %s: scenarios %s, %d segments of %d s (+%d s warm-up per configuration), load %s%n",

@@ -48,7 +48,7 @@ final class Report {
             line(md, "");
         }
         header(md, results);
-        if (results.stream().anyMatch(m -> List.of("6", "7", "8", "9", "10").contains(m.scenario.id()))) {
+        if (results.stream().anyMatch(m -> Catalog.TOMCAT_SCENARIOS.contains(m.scenario.id()))) {
             line(md, "## Tomcat configurations (scenarios 6 to 10)");
             line(md, "");
             md.append(tomcatSection);
@@ -190,7 +190,7 @@ final class Report {
                 "Tomcat: async mean response time", "<= 1.25x StandardManager, same container"));
         v.add(ratio(s6, "tc-ours-sync", "tc-ours-async", Stats::mean, 1.3, true,
                 "Tomcat: sync mean response time", "<= 1.3x async"));
-        for (TomcatSetup peer : List.of(TomcatSetup.DELTA, TomcatSetup.BACKUP, TomcatSetup.REDIS)) {
+        for (TomcatSetup peer : List.of(TomcatSetup.DELTA, TomcatSetup.REDIS)) {
             String name = peer.label();
             v.add(ratio(s6, "tc-ours-async", peer.id(), Stats::throughput, 1.5, false,
                     "Tomcat: async throughput vs " + name, ">= 1.5x " + name));
@@ -198,6 +198,14 @@ final class Report {
                 v.add(ratio(s6, "tc-ours-async", peer.id(), s -> s.p99(), 1.0, true,
                         "Tomcat: async p99 vs " + name, "lower than " + name + " (ratio < 1)"));
             }
+        }
+        for (TomcatSetup ours : TomcatSetup.PAIRED_WITH_BACKUP_MANAGER) { // like with like: the same replication mode
+            TomcatSetup peer = ours.sameModeBackupManager();
+            String mode = ours.sync() ? "sync" : "async";
+            v.add(ratio(s6, ours.id(), peer.id(), Stats::throughput, 1.5, false,
+                    "Tomcat: " + mode + " throughput vs " + peer.label(), ">= 1.5x " + peer.label()));
+            v.add(ratio(s6, ours.id(), peer.id(), s -> s.p99(), 1.0, true,
+                    "Tomcat: " + mode + " p99 vs " + peer.label(), "lower than " + peer.label() + " (ratio < 1)"));
         }
         v.add(ratio(s6, TomcatSetup.FLOOR_ASYNC.id(), "tc-off", Stats::throughput, 0.8, false,
                 "Tomcat: the floor's async throughput (a yardstick, not ours)", ">= 0.8x StandardManager (ours' goal)"));
@@ -396,6 +404,9 @@ final class Report {
             }
         }
         line(md, "");
+        if (s.id().equals("6")) {
+            likeWithLike(md, m);
+        }
         if (!m.gc.isEmpty()) {
             StringBuilder gc = new StringBuilder();
             for (Config c : s.configs()) {
@@ -457,6 +468,36 @@ final class Report {
             line(md, "Problems: " + String.join("; ", m.problems));
             line(md, "");
         }
+    }
+
+    /** Scenario 6: ours async beside BackupManager async, ours sync beside BackupManager sync, at every point. */
+    private static void likeWithLike(StringBuilder md, Measurements m) {
+        StringBuilder rows = new StringBuilder();
+        for (Point p : m.scenario.points()) {
+            for (TomcatSetup ours : TomcatSetup.PAIRED_WITH_BACKUP_MANAGER) {
+                TomcatSetup peer = ours.sameModeBackupManager();
+                if (!m.cells.containsKey(ours.id()) || !m.cells.containsKey(peer.id())
+                        || m.cell(ours.id(), p).rounds.isEmpty() || m.cell(peer.id(), p).rounds.isEmpty()) {
+                    continue;
+                }
+                Stats a = m.cell(ours.id(), p).combined();
+                Stats b = m.cell(peer.id(), p).combined();
+                rows.append(String.format(Locale.ROOT, "| %s | %s | %,.0f / %,.0f | **%sx** | %.2f / %.2f | %sx | %d / %d |%n", p.label(),
+                        ours.sync() ? "sync" : "async", a.throughput(), b.throughput(), fmt(a.throughput() / b.throughput()),
+                        a.mean(), b.mean(), fmt(a.mean() / b.mean()), a.p99(), b.p99()));
+            }
+        }
+        if (rows.length() == 0) {
+            return;
+        }
+        line(md, "Like with like: ours against Tomcat's BackupManager in the same replication mode (async: `mapSendOptions=\"8\"`;"
+                + " sync: its default 6), all rounds together:");
+        line(md, "");
+        line(md, "| load point | mode | req/s ours / BackupManager | ours/BackupManager | mean ms ours / BackupManager"
+                + " | ours/BackupManager | p99 ms ours / BackupManager |");
+        line(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        md.append(rows);
+        line(md, "");
     }
 
     private void jfr(StringBuilder md, Measurements m) {

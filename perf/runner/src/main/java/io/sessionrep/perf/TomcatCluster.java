@@ -136,10 +136,16 @@ final class TomcatCluster implements Target {
     static String describe(TomcatSetup setup) {
         return switch (setup) {
             case OFF -> "no change: StandardManager";
-            case DELTA, BACKUP -> "`<Cluster>` of Tomcat's clustering how-to (SimpleTcpCluster, NioReceiver, PooledParallelSender,"
+            case DELTA, BACKUP, BACKUP_ASYNC -> "`<Cluster>` of Tomcat's clustering how-to (SimpleTcpCluster, NioReceiver, PooledParallelSender,"
                     + " TcpPingInterceptor, TcpFailureDetector, MessageDispatchInterceptor, ReplicationValve, JvmRouteBinderValve,"
                     + " ClusterSessionListener) with static membership on 127.0.0.1 instead of multicast, manager "
-                    + (setup == TomcatSetup.DELTA ? "DeltaManager (defaults: asynchronous sends)" : "BackupManager (defaults: synchronous acknowledgement)");
+                    + switch (setup) {
+                        case DELTA -> "DeltaManager (defaults: asynchronous sends)";
+                        case BACKUP -> "BackupManager with its default `mapSendOptions` 6 (SEND_OPTIONS_SYNCHRONIZED_ACK |"
+                                + " SEND_OPTIONS_USE_ACK: each update waits until the backup has received and processed it)";
+                        default -> "BackupManager with `mapSendOptions=\"8\"` (SEND_OPTIONS_ASYNCHRONOUS: each update queued"
+                                + " and sent by the channel's MessageDispatchInterceptor thread, no acknowledgement)";
+                    };
             case OURS_ASYNC, OURS_SYNC, OURS_ASYNC_CHANNEL, OURS_SYNC_CHANNEL, OURS_ASYNC_CHANNEL_ONLY, OURS_ASYNC_KEY,
                  OURS_ASYNC_TLS -> "docs/install-tomcat.md:"
                     + " sessionrep-tomcat.jar in `lib/`, the `<Manager>` of section 3"
@@ -256,9 +262,14 @@ final class TomcatCluster implements Target {
                     .append(" className=\"org.apache.catalina.tribes.membership.StaticMember\" host=\"127.0.0.1\" port=\"")
                     .append(ports[i]).append("\" uniqueId=\"").append(uniqueId(i)).append("\"/>\n");
         }
-        String manager = setup == TomcatSetup.DELTA
-                ? "<Manager className=\"org.apache.catalina.ha.session.DeltaManager\" expireSessionsOnShutdown=\"false\" notifyListenersOnReplication=\"true\"/>"
-                : "<Manager className=\"org.apache.catalina.ha.session.BackupManager\" notifyListenersOnReplication=\"true\"/>";
+        String manager = switch (setup) {
+            case DELTA -> "<Manager className=\"org.apache.catalina.ha.session.DeltaManager\" expireSessionsOnShutdown=\"false\""
+                    + " notifyListenersOnReplication=\"true\"/>";
+            case BACKUP -> "<Manager className=\"org.apache.catalina.ha.session.BackupManager\" notifyListenersOnReplication=\"true\"/>";
+            case BACKUP_ASYNC -> "<Manager className=\"org.apache.catalina.ha.session.BackupManager\" notifyListenersOnReplication=\"true\""
+                    + " mapSendOptions=\"8\"/>";
+            default -> throw new IllegalArgumentException(setup.id() + " has no Tomcat <Cluster>");
+        };
         return """
                       <Cluster className="org.apache.catalina.ha.tcp.SimpleTcpCluster" channelSendOptions="8">
                         %s

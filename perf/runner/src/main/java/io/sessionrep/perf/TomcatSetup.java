@@ -12,8 +12,17 @@ public enum TomcatSetup {
     OFF("tc-off", "Tomcat StandardManager (replication off)", false, "JSESSIONID"),
     /** {@code <Cluster>} with {@code DeltaManager}: every node holds every session, asynchronous sends. */
     DELTA("tc-delta", "Tomcat DeltaManager", true, "JSESSIONID"),
-    /** {@code <Cluster>} with {@code BackupManager}: one backup per session, synchronous acknowledgement. */
-    BACKUP("tc-backup", "Tomcat BackupManager", true, "JSESSIONID"),
+    /**
+     * {@code <Cluster>} with {@code BackupManager}: one backup per session, its default {@code mapSendOptions} 6
+     * ({@code SEND_OPTIONS_SYNCHRONIZED_ACK | SEND_OPTIONS_USE_ACK}): a request's update waits until the backup
+     * has received and processed it. The peer of ours sync.
+     */
+    BACKUP("tc-backup", "Tomcat BackupManager sync (mapSendOptions=6, its default)", true, "JSESSIONID"),
+    /**
+     * The same with {@code mapSendOptions="8"} ({@code SEND_OPTIONS_ASYNCHRONOUS}): the update is queued and sent
+     * by the channel's dispatch thread, without acknowledgement. The peer of ours async.
+     */
+    BACKUP_ASYNC("tc-backup-async", "Tomcat BackupManager async (mapSendOptions=8)", true, "JSESSIONID"),
     /** Ours, as docs/install-tomcat.md says, {@code replicationMode} left at its default ({@code async}). */
     OURS_ASYNC("tc-ours-async", "sessionrep async, write-quota 1 (Tomcat)", true, "JSESSIONID"),
     /**
@@ -84,8 +93,23 @@ public enum TomcatSetup {
 
     /** Uses Tomcat's own {@code <Cluster>} (Tribes). */
     boolean tomcatCluster() {
-        return this == DELTA || this == BACKUP;
+        return this == DELTA || this == BACKUP || this == BACKUP_ASYNC;
     }
+
+    /**
+     * For ours: Tomcat's BackupManager in the same replication mode (ours sync beside BackupManager's default
+     * synchronized acknowledgement, ours async beside its asynchronous sends), the like-with-like peer of every
+     * comparison with BackupManager.
+     */
+    TomcatSetup sameModeBackupManager() {
+        if (!ours()) {
+            throw new IllegalArgumentException(id + " is not one of ours");
+        }
+        return sync() ? BACKUP : BACKUP_ASYNC;
+    }
+
+    /** Ours async and sync, each with BackupManager in the same mode, as the report tables pair them. */
+    static final java.util.List<TomcatSetup> PAIRED_WITH_BACKUP_MANAGER = java.util.List.of(OURS_ASYNC, OURS_SYNC);
 
     boolean ours() {
         return this == OURS_ASYNC || this == OURS_SYNC || this == OURS_ASYNC_CHANNEL || channelOnly() || secured();

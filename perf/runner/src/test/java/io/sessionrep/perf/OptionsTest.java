@@ -25,6 +25,15 @@ class OptionsTest {
     }
 
     @Test
+    void thePageScenarioHasItsOwnIdAndBrowsers() {
+        Options o = Options.parse("--scenarios=8,8P", "--browsers=3");
+        assertEquals(List.of("8", "8p"), List.copyOf(o.scenarios));
+        assertEquals(3, o.browsers);
+        assertEquals(5, Options.parse().browsers);
+        assertThrows(IllegalArgumentException.class, () -> Options.parse("--browsers=0"));
+    }
+
+    @Test
     void profilingFlags() {
         try {
             Options o = Options.parse("--configs=tc-off, tc-ours-async", "--jfr=profile");
@@ -46,7 +55,7 @@ class OptionsTest {
     @Test
     void badValuesNameTheFlag() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.parse("--scenarios=11"));
-        assertEquals("--scenarios: '11' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,9,10,jmh", e.getMessage());
+        assertEquals("--scenarios: '11' is not allowed; expected 1,2,3,4,5,5a,5b,6,7,8,8p,9,10,jmh", e.getMessage());
         IllegalArgumentException nodes = assertThrows(IllegalArgumentException.class, () -> Options.parse("--rr-nodes=4"));
         assertEquals("--rr-nodes: 4 is not allowed; expected 2 or 3", nodes.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Options.parse("--bogus"));

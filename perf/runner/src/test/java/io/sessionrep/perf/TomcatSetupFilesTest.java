@@ -132,6 +132,51 @@ class TomcatSetupFilesTest {
     }
 
     @Test
+    void backupManagerRunsSyncWithItsDefaultSendOptionsAndAsyncWithMapSendOptions8BesideOursOfTheSameMode() {
+        String sync = TomcatCluster.clusterXml(TomcatSetup.BACKUP, 0, new int[]{4001, 4002});
+        String async = TomcatCluster.clusterXml(TomcatSetup.BACKUP_ASYNC, 0, new int[]{4001, 4002});
+        assertFalse(sync.contains("mapSendOptions"), sync); // Tomcat's default: SYNCHRONIZED_ACK | USE_ACK (6)
+        assertTrue(async.contains("<Manager className=\"org.apache.catalina.ha.session.BackupManager\"")
+                && async.contains("mapSendOptions=\"8\""), async);
+        // the queue behind SEND_OPTIONS_ASYNCHRONOUS is the MessageDispatchInterceptor's: without it, 8 would send inline
+        assertTrue(async.contains("org.apache.catalina.tribes.group.interceptors.MessageDispatchInterceptor"), async);
+        assertTrue(TomcatSetup.BACKUP_ASYNC.tomcatCluster() && TomcatSetup.BACKUP_ASYNC.replicated());
+
+        assertEquals(TomcatSetup.BACKUP, TomcatSetup.OURS_SYNC.sameModeBackupManager());
+        assertEquals(TomcatSetup.BACKUP_ASYNC, TomcatSetup.OURS_ASYNC.sameModeBackupManager());
+        for (TomcatSetup ours : TomcatSetup.PAIRED_WITH_BACKUP_MANAGER) {
+            assertEquals(ours.sync(), ours.sameModeBackupManager() == TomcatSetup.BACKUP, ours.id());
+        }
+        assertThrows(IllegalArgumentException.class, TomcatSetup.BACKUP::sameModeBackupManager);
+        assertThrows(IllegalArgumentException.class, () -> TomcatCluster.clusterXml(TomcatSetup.OFF, 0, new int[]{4001, 4002}));
+    }
+
+    @Test
+    void theStaticFilesOfTheWarAreItsStaticFolderWithTheirSizes(@TempDir Path dir) throws Exception {
+        Path war = dir.resolve("app.war");
+        try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(war))) {
+            for (String[] e : new String[][]{{"WEB-INF/web.xml", "<web-app/>"}, {"static/", null}, {"static/b.js", "12345"},
+                    {"static/a.css", "123"}, {"index.html", "x"}}) {
+                zip.putNextEntry(new ZipEntry(e[0]));
+                if (e[1] != null) {
+                    zip.write(e[1].getBytes(StandardCharsets.UTF_8));
+                }
+                zip.closeEntry();
+            }
+        }
+        StaticFiles files = StaticFiles.of(war);
+        assertEquals(List.of(new StaticFiles.File("static/a.css", 3), new StaticFiles.File("static/b.js", 5)), files.files());
+        assertEquals(8, files.totalBytes());
+
+        Path empty = dir.resolve("empty.war");
+        try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(empty))) {
+            zip.putNextEntry(new ZipEntry("WEB-INF/web.xml"));
+            zip.closeEntry();
+        }
+        assertThrows(IllegalStateException.class, () -> StaticFiles.of(empty));
+    }
+
+    @Test
     void heapUsedIsReadFromG1AndFromGenerationalOutput() {
         assertEquals(41234L * 1024, HeapProbe.parseUsed("""
                 12345:
