@@ -57,7 +57,7 @@ public final class ReplicatedContext {
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
         // 503 when a hand-over does not come in time; the request's session lookups
-        context.insertHandler(new OwnershipTimeoutHandler(sessions::getSessionCookie));
+        context.insertHandler(new OwnershipTimeoutHandler(sessions::getSessionCookie, config.ignoredPaths()));
         RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);
         routeSuffix.nameUnnamed(context.getServer());
         sessions.addEventListener(routeSuffix);
