@@ -92,7 +92,7 @@ class ReplicationConfigTest {
 
     @Test
     void optionNamesAreTheCanonicalSpelling() {
-        assertEquals(List.of("node-name", "replication-mode", "sync-timeout", "data-lane", "data-lane-port", "async-lane", "ownership-timeout", "replication-trigger", "write-quota",
+        assertEquals(List.of("node-name", "replication-mode", "sync-timeout", "data-lane", "data-lane-port", "async-lane", "ownership-timeout", "ignored-paths", "replication-trigger", "write-quota",
                 "allow-colocation", "machine-id", "discovery", "cluster-name", "bind-address", "bind-port", "peers",
                 "multicast-address", "multicast-port", "dynamic-discovery", "discovery-directory", "dns-query",
                 "dns-record-type", "jgroups-config", "max-session-size", "max-backup-bytes", "cluster-key",
