@@ -87,6 +87,10 @@ public class ReplicatedSessionManager extends ManagerBase {
     private static final String LOOKED_UP_NOTE = ReplicatedSessionManager.class.getName() + ".lookedUp";
     /** The note on a request whose path {@code ignored-paths} matches: it takes no part in ownership. */
     private static final String IGNORED_NOTE = ReplicatedSessionManager.class.getName() + ".ignored";
+    /** The note on a request that reached the valves after the authenticator (see {@link ApplicationEntryValve}). */
+    static final String APPLICATION_NOTE = ReplicatedSessionManager.class.getName() + ".application";
+    /** The note on a request whose first lookup, before the application, found nothing to spare a hand-over. */
+    private static final String EARLY_NOTE = ReplicatedSessionManager.class.getName() + ".early";
     /** The note on a request whose session lookup timed out waiting for the hand-over: the valve answers 503. */
     static final String TIMED_OUT_NOTE = ReplicatedSessionManager.class.getName() + ".timedOut";
     /** The request this manager's valve is running on this thread; null outside it. */
@@ -117,6 +121,8 @@ public class ReplicatedSessionManager extends ManagerBase {
     };
     /** The request-end hook in the context's pipeline; null while not installed. */
     private volatile ReplicationValve valve;
+    /** The valve after the authenticator that marks where the application begins; null while not installed. */
+    private volatile ApplicationEntryValve applicationEntry;
     /** Null: the registered transport (JGroups). */
     private Function<ReplicationConfig, ReplicationTransport> transports;
     private MeterRegistry meters;
@@ -379,6 +385,8 @@ public class ReplicatedSessionManager extends ManagerBase {
                 installValve();
             }
             starting.onStop("replication valve", this::removeValve);
+            installApplicationEntry();
+            starting.onStop("application entry valve", this::removeApplicationEntry);
         } catch (RuntimeException | LifecycleException e) {
             release();
             throw e instanceof LifecycleException le ? le : new LifecycleException(notStarted(e.getMessage()), e);
@@ -417,6 +425,29 @@ public class ReplicatedSessionManager extends ManagerBase {
             ReplicationValve installed = new ReplicationValve(this);
             context.getPipeline().addValve(installed);
             valve = installed;
+        }
+    }
+
+    /**
+     * Appends the {@link ApplicationEntryValve} to the context's pipeline: the manager starts after Tomcat configured
+     * the context, so it comes after the authenticator. Only when this manager's valve runs before the
+     * authenticator (else the authenticator's lookups are not made in the valve at all).
+     */
+    private synchronized void installApplicationEntry() {
+        Context context = getContext();
+        if (applicationEntry == null && context != null && valve != null) {
+            ApplicationEntryValve installed = new ApplicationEntryValve();
+            context.getPipeline().addValve(installed);
+            applicationEntry = installed;
+        }
+    }
+
+    private synchronized void removeApplicationEntry() {
+        ApplicationEntryValve installed = applicationEntry;
+        Context context = getContext();
+        applicationEntry = null;
+        if (installed != null && context != null) {
+            context.getPipeline().removeValve(installed);
         }
     }
 
@@ -489,6 +520,16 @@ public class ReplicatedSessionManager extends ManagerBase {
     /** An id offered by the client (Tomcat reuses one only in narrow cases) gets this node's route. */
     @Override
     public Session createSession(String sessionId) {
+        Request request = requestInValve.get();
+        if (request != null && request.getNote(EARLY_NOTE) != null && request.getNote(LOOKED_UP_NOTE) == null
+                && request.getRequestedSessionId() != null) {
+            // a session is wanted before the application (an authenticator's login) for a request whose session
+            // lookups there found nothing to spare a hand-over: the requested session it is, if some node has it
+            Session requested = lookUpRequested(request);
+            if (requested != null) {
+                return requested;
+            }
+        }
         ReplicationConfig running = config;
         String id = sessionId == null || running == null ? sessionId
                 : ReplicationNode.withRoute(ReplicationNode.clusterId(sessionId), running.nodeName());
@@ -582,6 +623,20 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (request.getNote(IGNORED_NOTE) != null || request.getNote(LOOKED_UP_NOTE) != null) {
             return liveCopy(id);
         }
+        if (applicationEntry != null && request.getNote(APPLICATION_NOTE) == null && !ownedHere(id)) {
+            // Tomcat's authenticator reads the session before the application on every request whose user it does
+            // not know yet, for the principal it caches there (its cache attribute, true by default). That
+            // principal is not replicated: a session held elsewhere would bring none. So lookups before the
+            // application find nothing rather than move the session; if Tomcat then creates a session for the
+            // request (a login), createSession answers the requested session instead, which then takes part
+            request.setNote(EARLY_NOTE, Boolean.TRUE);
+            return null;
+        }
+        return lookUpRequested(request);
+    }
+
+    /** The first lookup of the requested session that takes part in its ownership (see {@link #findRequested}). */
+    private Session lookUpRequested(Request request) {
         request.setNote(LOOKED_UP_NOTE, Boolean.TRUE);
         try {
             return enterRequestedSession(request);
@@ -589,6 +644,14 @@ public class ReplicatedSessionManager extends ManagerBase {
             request.setNote(TIMED_OUT_NOTE, Boolean.TRUE);
             throw e;
         }
+    }
+
+    /** Whether this node holds the session {@code id} names live and owns it (nothing to hand over). */
+    private boolean ownedHere(String id) {
+        Session live = liveCopy(id);
+        SessionReplicator engine = running();
+        return live != null && engine != null
+                && engine.probe(ReplicationNode.clusterId(id)) == io.sessionrep.core.SessionAccess.OWNED;
     }
 
     /** The live copy of the session {@code id} names, whatever its route suffix; null if none is held here. */

@@ -157,7 +157,8 @@ public final class ReplicationConfig {
     /**
      * {@code ownership-timeout}: how long a request for a session owned by another live node waits for that
      * node to hand the session over (its running requests on the session finish first). When it passes,
-     * the request is refused with 503 and runs no application code. Greater than 0 and at most 60s.
+     * the request is refused with 503 (Jetty: before the application; Tomcat and the filter: from the
+     * application's first session lookup). Greater than 0 and at most 60s.
      * Default {@code 5s}.
      */
     public Duration ownershipTimeout() { return get(OWNERSHIP_TIMEOUT); }

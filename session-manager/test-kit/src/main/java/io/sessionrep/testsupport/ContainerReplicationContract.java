@@ -493,14 +493,6 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         return true;
     }
 
-    /**
-     * Prepares the started cluster of a scenario in which requests must not resolve the session unless the
-     * application asks for it (Tomcat: the authenticator stops caching principals in sessions, else it reads
-     * the session before the application on every request).
-     */
-    protected void withoutEarlySessionLookups(EmbeddedCluster<N> started) {
-    }
-
     private static double acquired(EmbeddedNode node) {
         return node.count(ReplicationMetrics.HANDOVERS, "direction", "acquired");
     }
@@ -520,7 +512,6 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
     @Test
     protected void aRequestThatNeverUsesTheSessionNeitherWaitsForItNorMovesIt() throws Exception {
         cluster = startCluster("lazy", 2, Map.of("replication-mode", "sync", "ownership-timeout", "3s"));
-        withoutEarlySessionLookups(cluster);
         N a = cluster.node(0);
         N b = cluster.node(1);
         assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
@@ -631,7 +622,6 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
     @Test
     protected void aSessionNotHandedOverInTimeIsAnswered503() throws Exception {
         cluster = startCluster("refused", 2, Map.of("replication-mode", "sync", "ownership-timeout", "500ms"));
-        withoutEarlySessionLookups(cluster);
         N a = cluster.node(0);
         N b = cluster.node(1);
         assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());

@@ -36,47 +36,6 @@ class TomcatReplicationTest extends ContainerReplicationContract<TomcatNode> {
         return clusterId + "." + nodeName;
     }
 
-    /**
-     * The authenticator Tomcat puts into every deployed application reads the session on every request whose
-     * user it does not know yet ({@code cache=true}, its default), before the application: with it the session is
-     * resolved early. With {@code cache="false"} it does not read it.
-     */
-    @Override
-    protected void withoutEarlySessionLookups(io.sessionrep.testsupport.EmbeddedCluster<TomcatNode> started) {
-        for (int i = 0; i < 2; i++) {
-            for (org.apache.catalina.Valve valve : started.node(i).context().getPipeline().getValves()) {
-                if (valve instanceof org.apache.catalina.authenticator.AuthenticatorBase authenticator) {
-                    authenticator.setCache(false);
-                }
-            }
-        }
-    }
-
-    /**
-     * What the authenticator's early lookup costs: with {@code cache=true} (Tomcat's default) a static file that
-     * {@code ignored-paths} does not match moves the session to the node that serves it, and rewrites the route;
-     * one it matches does not.
-     */
-    @Test
-    void theAuthenticatorCachingPrincipalsResolvesTheSessionBeforeTheApplication() throws Exception {
-        cluster = startCluster("authenticator-cache", 2, SYNC);
-        TomcatNode a = cluster.node(0);
-        TomcatNode b = cluster.node(1);
-        assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
-        String id = user.sessionId();
-
-        io.sessionrep.testsupport.Browser.Reply style = user.getPath(b, io.sessionrep.testsupport.StaticFiles.STYLE);
-        assertEquals(200, style.status());
-        assertEquals(null, style.setCookie(), "ignored-paths keeps the stylesheet out");
-        assertEquals(0, b.count(ReplicationMetrics.HANDOVERS, "direction", "acquired"));
-
-        io.sessionrep.testsupport.Browser.Reply page = user.getPath(b, io.sessionrep.testsupport.StaticFiles.PAGE);
-        assertEquals(200, page.status());
-        assertEquals(id + ".node-b", page.setCookie(), "the authenticator's lookup moved the session for a page");
-        assertEquals(1, b.count(ReplicationMetrics.HANDOVERS, "direction", "acquired"));
-        assertEquals("blue", user.get(b, "op=get&name=color").body());
-    }
-
     @Test
     @Override
     protected void failOverToBackupServesTheSessionAndRewritesTheRouteSuffix() throws Exception {
