@@ -15,9 +15,11 @@ public final class IgnoredPaths {
             ".*\\.(css|js|mjs|map|png|gif|jpe?g|svg|ico|webp|avif|woff2?|ttf|otf|eot)";
     /** The spelling that turns the filter off (a blank value means "not set", as for every option). */
     public static final String OFF = "none";
+    /** The spelling of the default, {@link #DEFAULT_EXPRESSION}. */
+    public static final String STATIC_FILES = "static-files";
     /** Ignores no request. */
     public static final IgnoredPaths NONE = new IgnoredPaths(null);
-    /** The default: {@link #DEFAULT_EXPRESSION}. */
+    /** The default, spelled {@code static-files}: {@link #DEFAULT_EXPRESSION}. */
     public static final IgnoredPaths DEFAULT = new IgnoredPaths(Pattern.compile(DEFAULT_EXPRESSION));
 
     private final Pattern pattern;
@@ -27,7 +29,8 @@ public final class IgnoredPaths {
     }
 
     /**
-     * {@code expression} compiled, or {@link #NONE} for {@code none} (any case).
+     * {@code expression} compiled; {@link #NONE} for {@code none}, {@link #DEFAULT} for {@code static-files} (any
+     * case).
      *
      * @throws PatternSyntaxException when it is not a Java regular expression
      */
@@ -35,7 +38,7 @@ public final class IgnoredPaths {
         if (expression.strip().equalsIgnoreCase(OFF)) {
             return NONE;
         }
-        if (expression.equals(DEFAULT_EXPRESSION)) {
+        if (expression.strip().equalsIgnoreCase(STATIC_FILES) || expression.equals(DEFAULT_EXPRESSION)) {
             return DEFAULT;
         }
         return new IgnoredPaths(Pattern.compile(expression));
@@ -51,19 +54,24 @@ public final class IgnoredPaths {
         return pattern != null;
     }
 
-    /** The expression, or {@code none}: the text that parses back to this value. */
+    /** {@code static-files}, {@code none} or the expression: the text that parses back to this value. */
     @Override
     public String toString() {
-        return pattern == null ? OFF : pattern.pattern();
+        return pattern == null ? OFF : this == DEFAULT ? STATIC_FILES : pattern.pattern();
+    }
+
+    /** The regular expression matched, or null for {@link #NONE}. */
+    public String expression() {
+        return pattern == null ? null : pattern.pattern();
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof IgnoredPaths that && toString().equals(that.toString());
+        return other instanceof IgnoredPaths that && String.valueOf(expression()).equals(String.valueOf(that.expression()));
     }
 
     @Override
     public int hashCode() {
-        return toString().hashCode();
+        return String.valueOf(expression()).hashCode();
     }
 }

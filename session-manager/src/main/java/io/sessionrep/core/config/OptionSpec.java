@@ -118,17 +118,17 @@ final class OptionSpec<T> {
         return new OptionSpec<String>(metavar, (o, v) -> v, check, () -> null, "none", values, v -> v, null);
     }
 
-    /** A Java regular expression matched against request paths, or {@code none}. */
+    /** A Java regular expression matched against request paths, {@code static-files} or {@code none}. */
     static OptionSpec<IgnoredPaths> ignoredPaths() {
         String expected = "a Java regular expression matched against the path inside the context, such as"
-                + " .*\\.(css|js|png), or none";
-        return new OptionSpec<IgnoredPaths>("REGEX|none", (o, v) -> {
+                + " .*\\.(css|js|png), static-files or none";
+        return new OptionSpec<IgnoredPaths>("REGEX|static-files|none", (o, v) -> {
             try {
                 return IgnoredPaths.of(v);
             } catch (java.util.regex.PatternSyntaxException e) {
                 throw notAllowed(o, OptionParsers.quote(v), expected + " (" + e.getDescription() + " at index " + e.getIndex() + ")");
             }
-        }, (o, v) -> nonNull(o, v, expected), () -> null, "none", "Java regular expression, or none",
+        }, (o, v) -> nonNull(o, v, expected), () -> null, "none", "static-files, none, or a Java regular expression",
                 IgnoredPaths::toString, null);
     }
 

@@ -448,4 +448,34 @@ class ReplicationConfigTest {
         assertEquals(2 * GIB, back.asyncQueueBytes());
         assertEquals(List.of("com.example."), back.serializationAllowlist());
     }
+
+    @Test
+    void ignoredPathsMatchStaticFilesByDefaultAndTakeAPatternOrNone() {
+        IgnoredPaths defaults = ReplicationConfig.builder().build().ignoredPaths();
+        assertTrue(defaults.matches("/css/site.css"));
+        assertTrue(defaults.matches("/img/logo.JPEG".toLowerCase()));
+        assertTrue(defaults.matches("/fonts/a.woff2"));
+        assertFalse(defaults.matches("/cart"));
+        assertFalse(defaults.matches("/page.html"));
+        assertFalse(defaults.matches("/api/site.css/items"), "the whole path must match");
+
+        IgnoredPaths custom = ReplicationConfig.fromMap(Map.of("ignored-paths", "/(health|static/.*)")).ignoredPaths();
+        assertTrue(custom.matches("/health"));
+        assertTrue(custom.matches("/static/x.js"));
+        assertFalse(custom.matches("/site.css"), "a pattern of one's own replaces the default");
+
+        IgnoredPaths none = ReplicationConfig.fromMap(Map.of("ignored-paths", "None")).ignoredPaths();
+        assertFalse(none.any());
+        assertFalse(none.matches("/site.css"));
+        assertEquals(defaults, ReplicationConfig.fromMap(Map.of("ignored-paths", " ")).ignoredPaths(),
+                "blank means not set, as for every option");
+
+        ConfigException bad = assertThrows(ConfigException.class,
+                () -> ReplicationConfig.fromMap(Map.of("ignored-paths", "*.css")));
+        assertTrue(bad.getMessage().startsWith("ignored-paths: '*.css' is not allowed; expected a Java regular"
+                + " expression"), bad.getMessage());
+        assertTrue(bad.getMessage().contains("static-files or none"), bad.getMessage());
+        assertEquals(IgnoredPaths.DEFAULT, ReplicationConfig.fromMap(Map.of("ignored-paths", "static-files")).ignoredPaths());
+        assertEquals("static-files", IgnoredPaths.DEFAULT.toString());
+    }
 }
