@@ -122,7 +122,7 @@ final class OptionSpec<T> {
     static OptionSpec<IgnoredPaths> ignoredPaths() {
         String expected = "a Java regular expression matched against the path inside the context, such as"
                 + " .*\\.(css|js|png), static-files or none";
-        return new OptionSpec<IgnoredPaths>("REGEX|static-files|none", (o, v) -> {
+        return new OptionSpec<IgnoredPaths>("REGEX", (o, v) -> {
             try {
                 return IgnoredPaths.of(v);
             } catch (java.util.regex.PatternSyntaxException e) {
