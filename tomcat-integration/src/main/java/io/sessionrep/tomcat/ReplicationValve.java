@@ -22,9 +22,10 @@ import java.io.IOException;
  * <ul>
  *   <li>Before the application (not for async dispatches): notes whether {@code ignored-paths} matches the
  *       request. Nothing else: the request takes part in the session's ownership only when the session is
- *       first looked up (the application's first {@code getSession}, or Tomcat's authenticator), which this
- *       valve's manager sees in {@link ReplicatedSessionManager#findSession}: there a session held by another
- *       node is handed over and the cookie's route rewritten.</li>
+ *       first looked up by the application (its first {@code getSession}), which this valve's manager sees in
+ *       {@link ReplicatedSessionManager#findSession}: there a session held by another node is handed over and
+ *       the cookie's route rewritten. The authenticator's lookups before the application take part only when
+ *       this node owns the session, or when it creates a session for the request (a login).</li>
  *   <li>When that lookup times out (the owner did not hand the session over within ownership-timeout), the
  *       request is answered 503 with {@code Retry-After: 1}: the exception goes up through the application
  *       (which may have run up to its {@code getSession}), and this valve replaces Tomcat's 500 by the 503,
