@@ -46,6 +46,9 @@ etc/sessionrep.xml
 ## ownership-timeout: Duration (5s, 500ms, PT5S). How long a request waits for another live node to hand the session over; then 503. Default 5s.
 # sessionrep.ownership-timeout=5s
 
+## ignored-paths: static-files, none, or a Java regular expression. Embedded Jetty only: requests whose path inside the context matches it get no session and neither move nor replicate it; this module accepts it but cannot apply it (it installs no handler in the application's context). Default static-files (.*\.(css|js|mjs|map|png|gif|jpe?g|svg|ico|webp|avif|woff2?|ttf|otf|eot)); none: every request takes part.
+# sessionrep.ignored-paths=static-files
+
 ## replication-trigger: on-request-end | on-attribute-modify | on-shutdown. Default on-request-end; on-attribute-modify replicates each change before it returns; on-shutdown only hands sessions over on orderly stop.
 # sessionrep.replication-trigger=on-request-end
 

@@ -1,6 +1,7 @@
 package io.sessionrep.jetty;
 
 import io.sessionrep.core.OwnershipTimeoutException;
+import io.sessionrep.core.config.IgnoredPaths;
 import io.sessionrep.core.RequestLookups;
 import org.eclipse.jetty.http.HttpCookie;
 import org.eclipse.jetty.http.HttpHeader;
@@ -21,24 +22,33 @@ import java.util.function.Supplier;
  */
 public class OwnershipTimeoutHandler extends Handler.Wrapper {
     private final Supplier<String> cookieName;
+    private final IgnoredPaths ignoredPaths;
 
     public OwnershipTimeoutHandler() {
         this(() -> "JSESSIONID");
+    }
+
+    public OwnershipTimeoutHandler(Supplier<String> cookieName) {
+        this(cookieName, IgnoredPaths.NONE);
     }
 
     /**
      * Also opens the session lookups of each request ({@link RequestLookups}) with the ids its cookies named
      * {@code cookieName} carry: the session handler behind this one looks them up in turn, and only a few of
      * them may have the cluster asked about them. A request without such a cookie opens none (nothing to limit:
-     * at most the one id of its URL).
+     * at most the one id of its URL). A request with such a cookie whose path inside the context
+     * {@code ignoredPaths} matches gets no session from the session handler: it neither waits for nor moves it.
      */
-    public OwnershipTimeoutHandler(Supplier<String> cookieName) {
+    public OwnershipTimeoutHandler(Supplier<String> cookieName, IgnoredPaths ignoredPaths) {
         this.cookieName = cookieName;
+        this.ignoredPaths = ignoredPaths;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         List<String> named = sessionCookies(request);
+        boolean ignored = named != null && ignoredPaths.matches(Request.getPathInContext(request));
+        boolean outer = ReplicatedSessionCache.ignoreRequests(ignored);
         try (RequestLookups lookups = named == null ? null : RequestLookups.open(named)) {
             return super.handle(request, response, callback);
         } catch (HandOverTimeout refused) {
@@ -50,6 +60,8 @@ public class OwnershipTimeoutHandler extends Handler.Wrapper {
             response.getHeaders().put(OwnershipTimeoutException.HEADER, OwnershipTimeoutException.REASON);
             Response.writeError(request, response, callback, OwnershipTimeoutException.STATUS, "ownership-timeout");
             return true;
+        } finally {
+            ReplicatedSessionCache.ignoreRequests(outer);
         }
     }
 

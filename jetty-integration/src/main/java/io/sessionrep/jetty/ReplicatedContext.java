@@ -58,7 +58,7 @@ public final class ReplicatedContext {
         cache.setSessionDataStore(store);
         sessions.setSessionCache(cache);
         // 503 when a hand-over does not come in time; the request's session lookups
-        context.insertHandler(new OwnershipTimeoutHandler(sessions::getSessionCookie));
+        context.insertHandler(new OwnershipTimeoutHandler(sessions::getSessionCookie, config.ignoredPaths()));
         // the request's authenticated user as its session's principal, at request end
         context.insertHandler(new PrincipalRecorder(sessions));
         RouteSuffix routeSuffix = new RouteSuffix(sessions, nodeName);

@@ -52,6 +52,11 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
     private final java.util.concurrent.ConcurrentMap<String, ManagedSession> live;
     /** Set while this thread is in {@link #getAndEnter}, which Jetty may call again from within. */
     private static final ThreadLocal<Boolean> IN_GET_AND_ENTER = new ThreadLocal<>();
+    /**
+     * TRUE while this thread handles a request that {@code ignored-paths} matches ({@link OwnershipTimeoutHandler}):
+     * the cache finds no session for it. FALSE (not removed) otherwise, so that a pooled thread keeps its slot.
+     */
+    private static final ThreadLocal<Boolean> IGNORED_REQUEST = new ThreadLocal<>();
 
     public ReplicatedSessionCache(SessionManager manager) {
         this(manager, new java.util.concurrent.ConcurrentHashMap<>());
@@ -187,6 +192,11 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
      */
     @Override
     protected ManagedSession getAndEnter(String id, boolean enter) throws Exception {
+        if (enter && IGNORED_REQUEST.get() == Boolean.TRUE && getSessionDataStore() instanceof ReplicatedSessionDataStore) {
+            // a request that takes no part in ownership: Jetty would count it as a user of the session until its
+            // end and write the session then, so it gets no session at all (not even a live copy held here)
+            return null;
+        }
         if (!(getSessionDataStore() instanceof ReplicatedSessionDataStore store) || !store.isRunningReplicator()
                 || IN_GET_AND_ENTER.get() != null) {
             // Jetty calls this again from within itself for a session that stopped being resident meanwhile:
@@ -250,6 +260,18 @@ public class ReplicatedSessionCache extends DefaultSessionCache {
             }
             return session;
         }
+    }
+
+    /**
+     * Marks the requests this thread handles from now on as ignored ({@code ignored-paths}) or not; returns the
+     * previous mark. Jetty resolves a request's session on the thread that handles it, before the application.
+     */
+    static boolean ignoreRequests(boolean ignored) {
+        boolean previous = IGNORED_REQUEST.get() == Boolean.TRUE;
+        if (previous != ignored) {
+            IGNORED_REQUEST.set(ignored);
+        }
+        return previous;
     }
 
     /** False once the deadline passed; else lets other threads run before the next attempt (which loads). */

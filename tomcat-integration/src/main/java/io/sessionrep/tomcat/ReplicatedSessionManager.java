@@ -53,7 +53,10 @@ import java.util.function.Function;
  *       Tomcat adds the context's own valves (the authenticator), it puts a
  *       {@link ReplicationValve} into the context's pipeline: the valve replicates at the end of each request
  *       and rewrites the route of a session taken over from another node. It is removed at stop.</li>
- *   <li>{@link #findSession}: an id not held live here is taken over from the cluster
+ *   <li>{@link #findSession}: the first lookup of the session a request names, during the request, enters the
+ *       request in the session's ownership (a session owned by another node is handed over first, and the
+ *       cookie's route rewritten); a request that never looks its session up neither waits for nor moves it.
+ *       Outside a request an id not held live here is taken over from the cluster
  *       ({@link SessionReplicator#takeOver}); this node becomes its primary and holds it under its own route
  *       suffix. An id no node knows finds nothing, as without replication.</li>
  *   <li>Invalidation and expiry (Tomcat's background {@code processExpires} included) remove the session
@@ -70,13 +73,26 @@ public class ReplicatedSessionManager extends ManagerBase {
     /** cluster-name/node-name of every manager running in this JVM: two contexts must not share both. */
     private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
     /**
-     * TRUE while the valve asks Tomcat which session a request used: finds live sessions, never takes over.
-     * Set back to FALSE, not removed: replacing the value of a thread's existing entry is a plain store, while
-     * adding and removing the entry on every request made the thread's map scan for stale entries each time.
+     * TRUE while the valve asks Tomcat which session a request used: only the session the request already holds
+     * counts, so an id lookup finds nothing. Set back to FALSE, not removed: replacing the value of a thread's
+     * existing entry is a plain store, while adding and removing the entry on every request made the thread's
+     * map scan for stale entries each time.
      */
     private static final ThreadLocal<Boolean> LIVE_ONLY = new ThreadLocal<>();
     /** The note on a request naming the session it created (entered in the core for it: exit at its end). */
     static final String CREATED_NOTE = ReplicatedSessionManager.class.getName() + ".created";
+    /** The note on a request naming the requested session it entered when it first looked it up (exit at its end). */
+    static final String ENTERED_NOTE = ReplicatedSessionManager.class.getName() + ".entered";
+    /** The note on a request that looked its requested session up once already (entered or not). */
+    private static final String LOOKED_UP_NOTE = ReplicatedSessionManager.class.getName() + ".lookedUp";
+    /** The note on a request whose path {@code ignored-paths} matches: it takes no part in ownership. */
+    private static final String IGNORED_NOTE = ReplicatedSessionManager.class.getName() + ".ignored";
+    /** The note on a request that reached the valves after the authenticator (see {@link ApplicationEntryValve}). */
+    static final String APPLICATION_NOTE = ReplicatedSessionManager.class.getName() + ".application";
+    /** The note on a request whose first lookup, before the application, found nothing to spare a hand-over. */
+    private static final String EARLY_NOTE = ReplicatedSessionManager.class.getName() + ".early";
+    /** The note on a request whose session lookup timed out waiting for the hand-over: the valve answers 503. */
+    static final String TIMED_OUT_NOTE = ReplicatedSessionManager.class.getName() + ".timedOut";
     /** The request this manager's valve is running on this thread; null outside it. */
     private final ThreadLocal<Request> requestInValve = new ThreadLocal<>();
 
@@ -105,6 +121,8 @@ public class ReplicatedSessionManager extends ManagerBase {
     };
     /** The request-end hook in the context's pipeline; null while not installed. */
     private volatile ReplicationValve valve;
+    /** The valve after the authenticator that marks where the application begins; null while not installed. */
+    private volatile ApplicationEntryValve applicationEntry;
     /** Null: the registered transport (JGroups). */
     private Function<ReplicationConfig, ReplicationTransport> transports;
     private MeterRegistry meters;
@@ -367,6 +385,8 @@ public class ReplicatedSessionManager extends ManagerBase {
                 installValve();
             }
             starting.onStop("replication valve", this::removeValve);
+            installApplicationEntry();
+            starting.onStop("application entry valve", this::removeApplicationEntry);
         } catch (RuntimeException | LifecycleException e) {
             release();
             throw e instanceof LifecycleException le ? le : new LifecycleException(notStarted(e.getMessage()), e);
@@ -405,6 +425,29 @@ public class ReplicatedSessionManager extends ManagerBase {
             ReplicationValve installed = new ReplicationValve(this);
             context.getPipeline().addValve(installed);
             valve = installed;
+        }
+    }
+
+    /**
+     * Appends the {@link ApplicationEntryValve} to the context's pipeline: the manager starts after Tomcat configured
+     * the context, so it comes after the authenticator. Only when this manager's valve runs before the
+     * authenticator (else the authenticator's lookups are not made in the valve at all).
+     */
+    private synchronized void installApplicationEntry() {
+        Context context = getContext();
+        if (applicationEntry == null && context != null && valve != null) {
+            ApplicationEntryValve installed = new ApplicationEntryValve();
+            context.getPipeline().addValve(installed);
+            applicationEntry = installed;
+        }
+    }
+
+    private synchronized void removeApplicationEntry() {
+        ApplicationEntryValve installed = applicationEntry;
+        Context context = getContext();
+        applicationEntry = null;
+        if (installed != null && context != null) {
+            context.getPipeline().removeValve(installed);
         }
     }
 
@@ -477,6 +520,16 @@ public class ReplicatedSessionManager extends ManagerBase {
     /** An id offered by the client (Tomcat reuses one only in narrow cases) gets this node's route. */
     @Override
     public Session createSession(String sessionId) {
+        Request request = requestInValve.get();
+        if (request != null && request.getNote(EARLY_NOTE) != null && request.getNote(LOOKED_UP_NOTE) == null
+                && request.getRequestedSessionId() != null) {
+            // a session is wanted before the application (an authenticator's login) for a request whose session
+            // lookups there found nothing to spare a hand-over: the requested session it is, if some node has it
+            Session requested = lookUpRequested(request);
+            if (requested != null) {
+                return requested;
+            }
+        }
         ReplicationConfig running = config;
         String id = sessionId == null || running == null ? sessionId
                 : ReplicationNode.withRoute(ReplicationNode.clusterId(sessionId), running.nodeName());
@@ -526,8 +579,12 @@ public class ReplicatedSessionManager extends ManagerBase {
      */
     @Override
     public Session findSession(String id) throws IOException {
-        if (id == null) {
+        if (id == null || LIVE_ONLY.get() == Boolean.TRUE) {
             return null;
+        }
+        Request request = requestInValve.get();
+        if (request != null && id.equals(request.getRequestedSessionId())) {
+            return findRequested(request, id);
         }
         Session live = sessions.get(id);
         ReplicationConfig running = config;
@@ -537,10 +594,7 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
         String clusterId = ReplicationNode.clusterId(id);
         String localId = ReplicationNode.withRoute(id, clusterId, running.nodeName());
-        if (LIVE_ONLY.get() == Boolean.TRUE) {
-            return sessions.get(localId);
-        }
-        if (requestInValve.get() == null) {
+        if (request == null) {
             // Tomcat tries a request's session cookies in turn before the valve sees the request: those tries
             // share the request's budget of cluster lookups, which the valve takes over (or which lapses)
             io.sessionrep.core.RequestLookups.openUntilClosed();
@@ -553,6 +607,72 @@ public class ReplicatedSessionManager extends ManagerBase {
             // as when a persistent store cannot load a session: the request goes on without it
             log.warn("Could not take over session " + LogIds.shortForm(clusterId) + " from the cluster", e);
             return null;
+        }
+    }
+
+    /**
+     * The session that {@code request}, running in the valve, asks for by the id it names: the first lookup
+     * enters the request in the session's ownership ({@link #enterRequestedSession}: a session owned elsewhere is
+     * handed over first), later ones find the live copy. A request that {@code ignored-paths} matches gets the
+     * live copy held here, if any, and enters nothing.
+     *
+     * @throws OwnershipTimeoutException when the owner did not hand the session over within ownership-timeout
+     *                                   (the request is noted, and the valve answers it 503)
+     */
+    private Session findRequested(Request request, String id) {
+        if (request.getNote(IGNORED_NOTE) != null || request.getNote(LOOKED_UP_NOTE) != null) {
+            return liveCopy(id);
+        }
+        if (applicationEntry != null && request.getNote(APPLICATION_NOTE) == null && !ownedHere(id)) {
+            // Tomcat's authenticator reads the session before the application on every request whose user it does
+            // not know yet, for the principal it caches there (its cache attribute, true by default). That
+            // principal is not replicated: a session held elsewhere would bring none. So lookups before the
+            // application find nothing rather than move the session; if Tomcat then creates a session for the
+            // request (a login), createSession answers the requested session instead, which then takes part
+            request.setNote(EARLY_NOTE, Boolean.TRUE);
+            return null;
+        }
+        return lookUpRequested(request);
+    }
+
+    /** The first lookup of the requested session that takes part in its ownership (see {@link #findRequested}). */
+    private Session lookUpRequested(Request request) {
+        request.setNote(LOOKED_UP_NOTE, Boolean.TRUE);
+        try {
+            return enterRequestedSession(request);
+        } catch (OwnershipTimeoutException e) {
+            request.setNote(TIMED_OUT_NOTE, Boolean.TRUE);
+            throw e;
+        }
+    }
+
+    /** Whether this node holds the session {@code id} names live and owns it (nothing to hand over). */
+    private boolean ownedHere(String id) {
+        Session live = liveCopy(id);
+        SessionReplicator engine = running();
+        return live != null && engine != null
+                && engine.probe(ReplicationNode.clusterId(id)) == io.sessionrep.core.SessionAccess.OWNED;
+    }
+
+    /** The live copy of the session {@code id} names, whatever its route suffix; null if none is held here. */
+    private Session liveCopy(String id) {
+        Session live = sessions.get(id);
+        ReplicationConfig running = config;
+        if (live != null || running == null) {
+            return live;
+        }
+        return sessions.get(ReplicationNode.withRoute(id, ReplicationNode.clusterId(id), running.nodeName()));
+    }
+
+    /**
+     * Notes whether {@code request} is one that {@code ignored-paths} matches (by its path inside the context, as
+     * Tomcat mapped it): such a request takes no part in the ownership of the session it names.
+     */
+    void noteIgnored(Request request) {
+        ReplicationConfig running = config;
+        if (running != null && running.ignoredPaths().any()
+                && running.ignoredPaths().matches(request.getRequestPathMB().toString())) {
+            request.setNote(IGNORED_NOTE, Boolean.TRUE);
         }
     }
 
@@ -669,16 +789,18 @@ public class ReplicatedSessionManager extends ManagerBase {
     // ------------------------------------------------------------------ called by the valve
 
     /**
-     * Before the application runs, for a request that names a session: makes this node the session's
-     * owner with its newest state. Held live and owned here: nothing to do (one map lookup). Owned by another
-     * live node: the live copy here (if any) is dropped and the session handed over before the application
-     * runs; a session whose owner died is taken over from its newest copy. A session id with another node's
-     * route gets a new cookie with this node's route, as Tomcat's {@code JvmRouteBinderValve} does.
+     * When a request first looks up the session it names (the application's first {@code getSession}, or Tomcat's
+     * authenticator): makes this node the session's owner with its newest state, the request entered in it
+     * (noted: the valve exits it after the request's replication). Held live and owned here: one map lookup.
+     * Owned by another live node: the live copy here (if any) is dropped and the session handed over first; a
+     * session whose owner died is taken over from its newest copy. A session id with another node's route gets
+     * a new cookie with this node's route, as Tomcat's {@code JvmRouteBinderValve} does (unless the response is
+     * committed by then: the client keeps the old route, which names the same session).
      *
-     * @return the cluster id of the session the request now uses (exit it when the request ends), or null
+     * @return the live session the request now uses, or null
      * @throws OwnershipTimeoutException when the owner did not hand it over within ownership-timeout
      */
-    String enterRequestedSession(Request request) {
+    private Session enterRequestedSession(Request request) {
         String requested = request.getRequestedSessionId();
         ReplicationConfig running = config;
         ReplicationNode started = node;
@@ -703,6 +825,7 @@ public class ReplicatedSessionManager extends ManagerBase {
         if (live == null) {
             return null; // no node knows the id: the request goes on without it
         }
+        request.setNote(ENTERED_NOTE, clusterId);
         if (!requested.equals(live.getIdInternal())) {
             try {
                 request.changeSessionId(live.getIdInternal());
@@ -710,7 +833,7 @@ public class ReplicatedSessionManager extends ManagerBase {
                 log.warn("Could not rewrite the session cookie of " + request.getRequestURI(), e);
             }
         }
-        return clusterId;
+        return live;
     }
 
     /**
@@ -743,14 +866,24 @@ public class ReplicatedSessionManager extends ManagerBase {
         }
     }
 
-    /** The request is over (or its async cycle completed): replicate the session it used, once. */
+    /**
+     * The request is over (or its async cycle completed): replicate the session it used, once. A request that
+     * never used a session replicates nothing; one that {@code ignored-paths} matches replicates nothing either,
+     * unless it created the session (its access is consumed, so that Tomcat's end of the access does not
+     * replicate it instead).
+     */
     void requestCompleted(Request request) {
         Session session;
         LIVE_ONLY.set(Boolean.TRUE);
         try {
-            session = request.getSessionInternal(false);
+            session = request.getSessionInternal(false); // the session the request holds: no lookup by id
         } finally {
             LIVE_ONLY.set(Boolean.FALSE);
+        }
+        if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
+                && request.getNote(IGNORED_NOTE) != null && request.getNote(CREATED_NOTE) == null) {
+            replicated.consumeAccess();
+            return;
         }
         if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
                 && replicated.consumeAccess()) {

@@ -3,6 +3,7 @@ package io.sessionrep.tomcat;
 import io.sessionrep.core.OwnershipTimeoutException;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletException;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
@@ -19,8 +20,16 @@ import java.io.IOException;
  * error pages are dispatched inside it, so they are part of the request that contains them. It runs again
  * for each {@code AsyncContext.dispatch()}, which this valve tells apart:
  * <ul>
- *   <li>Before the application (not for async dispatches): a session id with another node's route is taken
- *       over and the cookie rewritten ({@link ReplicatedSessionManager#enterRequestedSession}); when the session's owner does not hand it over within ownership-timeout, the request is answered 503 and the application does not run.</li>
+ *   <li>Before the application (not for async dispatches): notes whether {@code ignored-paths} matches the
+ *       request. Nothing else: the request takes part in the session's ownership only when the session is
+ *       first looked up by the application (its first {@code getSession}), which this valve's manager sees in
+ *       {@link ReplicatedSessionManager#findSession}: there a session held by another node is handed over and
+ *       the cookie's route rewritten. The authenticator's lookups before the application take part only when
+ *       this node owns the session, or when it creates a session for the request (a login).</li>
+ *   <li>When that lookup times out (the owner did not hand the session over within ownership-timeout), the
+ *       request is answered 503 with {@code Retry-After: 1}: the exception goes up through the application
+ *       (which may have run up to its {@code getSession}), and this valve replaces Tomcat's 500 by the 503,
+ *       unless the response is committed by then.</li>
  *   <li>During it: a session the application creates is entered in the core at once
  *       ({@link ReplicatedSessionManager#createSession}).</li>
  *   <li>After it: the session the request used is replicated, once. For a request that went async it is
@@ -35,7 +44,6 @@ import java.io.IOException;
 final class ReplicationValve extends ValveBase {
     private static final Log log = LogFactory.getLog(ReplicationValve.class);
     private static final String ASYNC_NOTE = ReplicationValve.class.getName() + ".async";
-    private static final String ENTERED_NOTE = ReplicationValve.class.getName() + ".entered";
 
     private final ReplicatedSessionManager manager;
 
@@ -53,27 +61,43 @@ final class ReplicationValve extends ValveBase {
 
     private void invokeWithLookups(Request request, Response response) throws IOException, ServletException {
         if (!request.isAsyncDispatching()) {
-            String entered;
-            try {
-                entered = manager.enterRequestedSession(request);
-            } catch (OwnershipTimeoutException e) {
-                // the session's owner did not hand it over in time: refuse, without running the application
-                response.setHeader("Retry-After", "1");
-                response.setHeader(OwnershipTimeoutException.HEADER, OwnershipTimeoutException.REASON);
-                response.sendError(OwnershipTimeoutException.STATUS);
-                return;
-            }
-            if (entered != null) {
-                request.setNote(ENTERED_NOTE, entered);
-            }
+            manager.noteIgnored(request);
         }
         Request outer = manager.runInValve(request);
         try {
             getNext().invoke(request, response);
+        } catch (OwnershipTimeoutException e) {
+            // a valve behind this one (the authenticator) looked the session up, and its owner did not hand it
+            // over in time: nothing of the application ran
+            refuse(request, response, e);
         } finally {
             manager.runInValve(outer);
             afterDispatch(request);
         }
+        if (request.getNote(ReplicatedSessionManager.TIMED_OUT_NOTE) != null) {
+            // the application looked the session up, and the lookup timed out: the exception went up through the
+            // application to Tomcat's wrapper valve, which made it a 500; it is a 503 with Retry-After instead
+            request.removeNote(ReplicatedSessionManager.TIMED_OUT_NOTE);
+            request.removeAttribute(RequestDispatcher.ERROR_EXCEPTION);
+            refuse(request, response, null);
+        }
+    }
+
+    /** Answers 503 with Retry-After, unless the response is committed already (then it stays as it is). */
+    private static void refuse(Request request, Response response, OwnershipTimeoutException e) throws IOException {
+        request.removeNote(ReplicatedSessionManager.TIMED_OUT_NOTE);
+        if (response.isCommitted()) {
+            log.warn("Session of " + request.getRequestURI() + " not handed over within ownership-timeout, after the"
+                    + " response was committed: it cannot be answered 503 any more");
+            if (e != null) {
+                throw e;
+            }
+            return;
+        }
+        response.reset();
+        response.setHeader("Retry-After", "1");
+        response.setHeader(OwnershipTimeoutException.HEADER, OwnershipTimeoutException.REASON);
+        response.sendError(OwnershipTimeoutException.STATUS);
     }
 
     private void afterDispatch(Request request) {
@@ -95,7 +119,7 @@ final class ReplicationValve extends ValveBase {
             // never fail a request because of its replication (the core already counts its own failures)
             log.warn("Replication of the session of " + request.getRequestURI() + " failed", e);
         } finally {
-            exit(request, ENTERED_NOTE); // after its replication: a waiting hand-over may go now
+            exit(request, ReplicatedSessionManager.ENTERED_NOTE); // after its replication: a waiting hand-over may go now
             exit(request, ReplicatedSessionManager.CREATED_NOTE);
         }
     }

@@ -44,6 +44,14 @@ final class JettyNode extends EmbeddedNode {
         SessionServlet servlet = new SessionServlet(name());
         context.addServlet(new ServletHolder(servlet), "/session");
         context.addServlet(new ServletHolder(servlet), "/inner");
+        context.addServlet(new ServletHolder(servlet), "/peek");
+        try {
+            context.setBaseResourceAsPath(io.sessionrep.testsupport.StaticFiles.write(
+                    java.nio.file.Files.createTempDirectory("jetty-" + name())));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        context.addServlet(new ServletHolder("default", org.eclipse.jetty.ee10.servlet.DefaultServlet.class), "/");
         context.addServlet(new ServletHolder(new io.sessionrep.core.health.ReadinessServlet()), "/ready");
         customizeContext.accept(context);
         sessions = ReplicatedSessions.install(context, config, meters, c -> {

@@ -37,6 +37,18 @@ class JettyReplicationTest extends ContainerReplicationContract<JettyNode> {
         return clusterId;
     }
 
+    /** Jetty's session handler loads the requested session before the servlet runs. */
+    @Override
+    protected boolean resolvesTheSessionBeforeTheApplication() {
+        return true;
+    }
+
+    /** Jetty would count the request as a user of the live copy until its end: it gets no session. */
+    @Override
+    protected boolean ignoredRequestsSeeTheLiveCopy() {
+        return false;
+    }
+
     /** Measured in whole messages (BYTES_SENT): the attributes and the framing around them. */
     @Test
     void secondRequestReplicatesOnlyTheChangedAttribute() throws Exception {

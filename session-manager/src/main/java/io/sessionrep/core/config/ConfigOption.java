@@ -51,6 +51,9 @@ public enum ConfigOption {
     OWNERSHIP_TIMEOUT("ownership-timeout", Layer.CORE,
             OptionSpec.duration(60, "5s").byDefault(Duration.ofSeconds(5)),
             "how long a request waits for another live node to hand the session over; then 503"),
+    IGNORED_PATHS("ignored-paths", Layer.CORE, OptionSpec.ignoredPaths().byDefault(IgnoredPaths.DEFAULT),
+            "requests whose path inside the context matches this Java regular expression neither move the session"
+                    + " nor replicate it (they see this node's live copy, if any); none: every request takes part"),
     REPLICATION_TRIGGER("replication-trigger", Layer.CORE,
             OptionSpec.choice(ReplicationTrigger.values(), ReplicationTrigger::optionValue)
                     .byDefault(ReplicationTrigger.ON_REQUEST_END),

@@ -118,6 +118,20 @@ final class OptionSpec<T> {
         return new OptionSpec<String>(metavar, (o, v) -> v, check, () -> null, "none", values, v -> v, null);
     }
 
+    /** A Java regular expression matched against request paths, {@code static-files} or {@code none}. */
+    static OptionSpec<IgnoredPaths> ignoredPaths() {
+        String expected = "a Java regular expression matched against the path inside the context, such as"
+                + " .*\\.(css|js|png), static-files or none";
+        return new OptionSpec<IgnoredPaths>("REGEX", (o, v) -> {
+            try {
+                return IgnoredPaths.of(v);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw notAllowed(o, OptionParsers.quote(v), expected + " (" + e.getDescription() + " at index " + e.getIndex() + ")");
+            }
+        }, (o, v) -> nonNull(o, v, expected), () -> null, "none", "static-files, none, or a Java regular expression",
+                IgnoredPaths::toString, null);
+    }
+
     /** A list (items separated by commas and/or whitespace), each item parsed and checked by {@code item}. */
     static <E> OptionSpec<List<E>> list(String metavar, String values, Parser<E> item, Check<List<E>> check) {
         return new OptionSpec<List<E>>(metavar, (o, v) -> OptionParsers.list(v).stream()

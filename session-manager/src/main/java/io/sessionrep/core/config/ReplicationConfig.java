@@ -30,6 +30,7 @@ import static io.sessionrep.core.config.ConfigOption.DATA_LANE_PORT;
 import static io.sessionrep.core.config.ConfigOption.ASYNC_LANE;
 import static io.sessionrep.core.config.ConfigOption.SYNC_TIMEOUT;
 import static io.sessionrep.core.config.ConfigOption.OWNERSHIP_TIMEOUT;
+import static io.sessionrep.core.config.ConfigOption.IGNORED_PATHS;
 import static io.sessionrep.core.config.ConfigOption.INSECURE_CLUSTER;
 import static io.sessionrep.core.config.ConfigOption.TLS_KEYSTORE;
 import static io.sessionrep.core.config.ConfigOption.TLS_KEYSTORE_PASSWORD;
@@ -156,10 +157,19 @@ public final class ReplicationConfig {
     /**
      * {@code ownership-timeout}: how long a request for a session owned by another live node waits for that
      * node to hand the session over (its running requests on the session finish first). When it passes,
-     * the request is refused with 503 and runs no application code. Greater than 0 and at most 60s.
+     * the request is refused with 503 (Jetty: before the application; Tomcat and the filter: from the
+     * application's first session lookup). Greater than 0 and at most 60s.
      * Default {@code 5s}.
      */
     public Duration ownershipTimeout() { return get(OWNERSHIP_TIMEOUT); }
+
+    /**
+     * {@code ignored-paths}: requests whose path inside the context (URI without the context path) matches this
+     * Java regular expression take no part in session ownership: they neither wait for nor move the session,
+     * and what they change in it is not replicated by them. Default: usual static files by extension
+     * ({@link IgnoredPaths#DEFAULT_EXPRESSION}); {@code none}: every request takes part.
+     */
+    public IgnoredPaths ignoredPaths() { return get(IGNORED_PATHS); }
 
     /**
      * {@code replication-trigger}: {@code on-request-end}, {@code on-attribute-modify} or {@code on-shutdown}.
@@ -432,6 +442,7 @@ public final class ReplicationConfig {
         public Builder dataLanePort(int v) { return set(DATA_LANE_PORT, v); }
         public Builder asyncLane(boolean v) { return set(ASYNC_LANE, v); }
         public Builder ownershipTimeout(Duration v) { return set(OWNERSHIP_TIMEOUT, v); }
+        public Builder ignoredPaths(IgnoredPaths v) { return set(IGNORED_PATHS, v); }
         public Builder replicationTrigger(ReplicationTrigger v) { return set(REPLICATION_TRIGGER, v); }
         public Builder writeQuota(int v) { return set(WRITE_QUOTA, v); }
         public Builder allowColocation(boolean v) { return set(ALLOW_COLOCATION, v); }

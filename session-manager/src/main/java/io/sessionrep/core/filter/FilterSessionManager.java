@@ -174,6 +174,20 @@ final class FilterSessionManager implements SessionEvents, AutoCloseable {
         return null;
     }
 
+    /**
+     * The live copy held here of the session {@code clusterId}, if valid and not expired, for a request that takes
+     * no part in its ownership ({@code ignored-paths}): nothing is entered, waited for or brought here.
+     */
+    ReplicatedHttpSession liveCopy(String clusterId) {
+        ReplicatedHttpSession session = clusterId == null ? null : live.get(clusterId);
+        return session != null && session.isValid() && !session.isExpiredAt(clock.millis()) ? session : null;
+    }
+
+    /** Whether {@code ignored-paths} matches the path {@code path} inside the context. */
+    boolean ignores(String path) {
+        return config.ignoredPaths().matches(path);
+    }
+
     /** The live session if this node owns it (entered in the core); a stale live copy is dropped. */
     private ReplicatedHttpSession enterLive(String clusterId) {
         ReplicatedHttpSession session = live.get(clusterId);

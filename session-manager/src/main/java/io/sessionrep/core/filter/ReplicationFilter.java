@@ -109,20 +109,16 @@ public class ReplicationFilter implements Filter {
             chain.doFilter(wrapsSessionRequest(request) ? request : new SessionRequest(request, scope), res);
             return;
         }
+        // the requested session is resolved when the application first asks for it (RequestScope.session)
         RequestScope scope = new RequestScope(request, response, sessions, cookieName);
         request.setAttribute(RequestScope.ATTRIBUTE, scope);
         try {
-            scope.resolveRequested(); // before the application: the session comes here with its newest state
-        } catch (io.sessionrep.core.OwnershipTimeoutException e) {
-            scope.end();
-            response.setHeader("Retry-After", "1");
-            response.setHeader(io.sessionrep.core.OwnershipTimeoutException.HEADER,
-                    io.sessionrep.core.OwnershipTimeoutException.REASON);
-            response.sendError(io.sessionrep.core.OwnershipTimeoutException.STATUS);
-            return;
-        }
-        try {
             chain.doFilter(new SessionRequest(request, scope), response);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            if (!scope.timedOut() || response.isCommitted()) {
+                throw e;
+            }
+            refuse(response); // the session's owner did not hand it over in time
         } finally {
             if (!scope.isAsync() && request.isAsyncStarted()) {
                 scope.asyncStarted(request.getAsyncContext()); // started on the unwrapped request
@@ -131,6 +127,18 @@ public class ReplicationFilter implements Filter {
                 scope.end();
             }
         }
+    }
+
+    /**
+     * Answers 503 with {@code Retry-After: 1} a request whose session lookup timed out: the exception went up
+     * through the application from its {@code getSession}.
+     */
+    private static void refuse(HttpServletResponse response) throws IOException {
+        response.reset();
+        response.setHeader("Retry-After", "1");
+        response.setHeader(io.sessionrep.core.OwnershipTimeoutException.HEADER,
+                io.sessionrep.core.OwnershipTimeoutException.REASON);
+        response.sendError(io.sessionrep.core.OwnershipTimeoutException.STATUS);
     }
 
     private static boolean wrapsSessionRequest(ServletRequest request) {

@@ -27,6 +27,8 @@ final class RequestScope implements AsyncListener {
     private final HttpServletResponse response;
     private final FilterSessionManager sessions;
     private final String cookieName;
+    /** Whether {@code ignored-paths} matches the request: it takes no part in its session's ownership. */
+    private final boolean ignored;
     private final List<ReplicatedHttpSession> used = new ArrayList<>();
     private final AtomicBoolean ended = new AtomicBoolean();
     private boolean requestedResolved;
@@ -34,6 +36,8 @@ final class RequestScope implements AsyncListener {
     private ReplicatedHttpSession requested;
     private ReplicatedHttpSession current;
     private volatile boolean async;
+    /** Whether the requested session's lookup timed out waiting for its hand-over (the filter answers 503). */
+    private volatile boolean timedOut;
 
     RequestScope(HttpServletRequest request, HttpServletResponse response, FilterSessionManager sessions,
                  String cookieName) {
@@ -41,6 +45,19 @@ final class RequestScope implements AsyncListener {
         this.response = response;
         this.sessions = sessions;
         this.cookieName = cookieName;
+        this.ignored = sessions.ignores(pathInContext(request));
+    }
+
+    /** The request's path inside the context, decoded: servlet path and path info. */
+    private static String pathInContext(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        return servletPath == null ? pathInfo : pathInfo == null ? servletPath : servletPath + pathInfo;
+    }
+
+    /** Whether the lookup of the requested session timed out waiting for its owner to hand it over. */
+    boolean timedOut() {
+        return timedOut;
     }
 
     HttpServletResponse response() {
@@ -90,11 +107,23 @@ final class RequestScope implements AsyncListener {
     }
 
     /**
-     * Finds the session the client names (its cookie), bringing it here from its owner if needed.
+     * Finds the session the client names (its cookie), bringing it here from its owner if needed: on the first
+     * call that needs it ({@code getSession}, {@code isRequestedSessionIdValid}, ...), so that a request that never
+     * asks neither waits for nor moves its session. A request that {@code ignored-paths} matches only gets the
+     * live copy held here, if any: it is not entered, and not replicated at the end of the request.
      *
      * @throws io.sessionrep.core.OwnershipTimeoutException when its owner did not hand it over in time
      */
     synchronized void resolveRequested() {
+        try {
+            resolveNamed();
+        } catch (io.sessionrep.core.OwnershipTimeoutException e) {
+            timedOut = true;
+            throw e;
+        }
+    }
+
+    private void resolveNamed() {
         if (requestedResolved) {
             return;
         }
@@ -119,6 +148,15 @@ final class RequestScope implements AsyncListener {
                     continue;
                 }
                 String clusterId = SessionIds.clusterId(value);
+                if (ignored) {
+                    ReplicatedHttpSession copy = sessions.liveCopy(clusterId);
+                    if (copy != null) {
+                        requestedId = value;
+                        requested = copy;
+                        return; // not used: neither entered nor replicated by this request
+                    }
+                    continue;
+                }
                 ReplicatedHttpSession found = sessions.find(value,
                         clusterId != null ? clusterId : io.sessionrep.core.ReplicationNode.clusterId(value));
                 if (found != null) {

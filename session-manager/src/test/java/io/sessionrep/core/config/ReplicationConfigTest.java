@@ -92,7 +92,7 @@ class ReplicationConfigTest {
 
     @Test
     void optionNamesAreTheCanonicalSpelling() {
-        assertEquals(List.of("node-name", "replication-mode", "sync-timeout", "data-lane", "data-lane-port", "async-lane", "ownership-timeout", "replication-trigger", "write-quota",
+        assertEquals(List.of("node-name", "replication-mode", "sync-timeout", "data-lane", "data-lane-port", "async-lane", "ownership-timeout", "ignored-paths", "replication-trigger", "write-quota",
                 "allow-colocation", "machine-id", "discovery", "cluster-name", "bind-address", "bind-port", "peers",
                 "multicast-address", "multicast-port", "dynamic-discovery", "discovery-directory", "dns-query",
                 "dns-record-type", "jgroups-config", "max-session-size", "max-backup-bytes", "cluster-key",
@@ -447,5 +447,35 @@ class ReplicationConfigTest {
         assertEquals(c.maxSessionSize(), back.maxSessionSize());
         assertEquals(2 * GIB, back.asyncQueueBytes());
         assertEquals(List.of("com.example."), back.serializationAllowlist());
+    }
+
+    @Test
+    void ignoredPathsMatchStaticFilesByDefaultAndTakeAPatternOrNone() {
+        IgnoredPaths defaults = ReplicationConfig.builder().build().ignoredPaths();
+        assertTrue(defaults.matches("/css/site.css"));
+        assertTrue(defaults.matches("/img/logo.JPEG".toLowerCase()));
+        assertTrue(defaults.matches("/fonts/a.woff2"));
+        assertFalse(defaults.matches("/cart"));
+        assertFalse(defaults.matches("/page.html"));
+        assertFalse(defaults.matches("/api/site.css/items"), "the whole path must match");
+
+        IgnoredPaths custom = ReplicationConfig.fromMap(Map.of("ignored-paths", "/(health|static/.*)")).ignoredPaths();
+        assertTrue(custom.matches("/health"));
+        assertTrue(custom.matches("/static/x.js"));
+        assertFalse(custom.matches("/site.css"), "a pattern of one's own replaces the default");
+
+        IgnoredPaths none = ReplicationConfig.fromMap(Map.of("ignored-paths", "None")).ignoredPaths();
+        assertFalse(none.any());
+        assertFalse(none.matches("/site.css"));
+        assertEquals(defaults, ReplicationConfig.fromMap(Map.of("ignored-paths", " ")).ignoredPaths(),
+                "blank means not set, as for every option");
+
+        ConfigException bad = assertThrows(ConfigException.class,
+                () -> ReplicationConfig.fromMap(Map.of("ignored-paths", "*.css")));
+        assertTrue(bad.getMessage().startsWith("ignored-paths: '*.css' is not allowed; expected a Java regular"
+                + " expression"), bad.getMessage());
+        assertTrue(bad.getMessage().contains("static-files or none"), bad.getMessage());
+        assertEquals(IgnoredPaths.DEFAULT, ReplicationConfig.fromMap(Map.of("ignored-paths", "static-files")).ignoredPaths());
+        assertEquals("static-files", IgnoredPaths.DEFAULT.toString());
     }
 }

@@ -28,13 +28,24 @@ public final class Browser {
         this.cookieName = cookieName;
     }
 
-    /** The response to one request. {@code setCookie} is the session cookie value set by it, if any. */
-    public record Reply(int status, String body, String node, String setCookie) {
+    /**
+     * The response to one request. {@code setCookie} is the session cookie value set by it, if any;
+     * {@code retryAfter} and {@code refused} the headers {@code Retry-After} and {@code X-Sessionrep-Refused}.
+     */
+    public record Reply(int status, String body, String node, String setCookie, String retryAfter, String refused) {
     }
 
     /** A request to the node's {@link SessionServlet}: {@code query} is its {@code op=...} query string. */
     public Reply get(EmbeddedNode node, String query) throws IOException, InterruptedException {
         return get(node.uri(query));
+    }
+
+    /**
+     * A request with the user's cookie for {@code path}, relative to the node's servlet (so inside its context):
+     * a static file, a page that does not exist, another servlet mapping.
+     */
+    public Reply getPath(EmbeddedNode node, String path) throws IOException, InterruptedException {
+        return get(node.uri("op=get").resolve(path));
     }
 
     public Reply get(URI uri) throws IOException, InterruptedException {
@@ -72,7 +83,9 @@ public final class Browser {
             cookie = setCookie;
         }
         Optional<String> served = response.headers().firstValue("X-Node");
-        return new Reply(response.statusCode(), response.body(), served.orElse(null), setCookie);
+        return new Reply(response.statusCode(), response.body(), served.orElse(null), setCookie,
+                response.headers().firstValue("Retry-After").orElse(null),
+                response.headers().firstValue(io.sessionrep.core.OwnershipTimeoutException.HEADER).orElse(null));
     }
 
     /** A request sent in the background: its headers (and cookie) can arrive long before its body. */

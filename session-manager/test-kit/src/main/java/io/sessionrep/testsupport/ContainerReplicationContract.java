@@ -477,6 +477,175 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         return new Sent(first, second, readOnly);
     }
 
+    // ------------------------------------------------------------------ requests that do not use the session
+
+    /**
+     * Whether the container resolves the requested session before the application runs, so that every request
+     * naming a session takes part in its ownership unless {@code ignored-paths} matches it (Jetty: its session
+     * handler loads the session before the servlet).
+     */
+    protected boolean resolvesTheSessionBeforeTheApplication() {
+        return false;
+    }
+
+    /** Whether a request that {@code ignored-paths} matches sees the live copy held on its node (else no session). */
+    protected boolean ignoredRequestsSeeTheLiveCopy() {
+        return true;
+    }
+
+    private static double acquired(EmbeddedNode node) {
+        return node.count(ReplicationMetrics.HANDOVERS, "direction", "acquired");
+    }
+
+    private static double granted(EmbeddedNode node) {
+        return node.count(ReplicationMetrics.HANDOVERS, "direction", "granted");
+    }
+
+    /**
+     * Without a sticky balancer a user's requests for pages, files and missing pages land on any node: only those
+     * that use the session may move it. A static file and a missing page requested with the cookie on the node
+     * that does not hold the session are served at once while a request holds the session on its owner (no
+     * hand-over asked for, none waited for: ownership-timeout is 3s), and their responses set no cookie; the next
+     * request that reads the session there moves it and sees its newest write. A container that resolves the
+     * session before the application moves it with the static file instead (what that costs is shown here).
+     */
+    @Test
+    protected void aRequestThatNeverUsesTheSessionNeitherWaitsForItNorMovesIt() throws Exception {
+        cluster = startCluster("lazy", 2, Map.of("replication-mode", "sync", "ownership-timeout", "3s"));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
+        String id = user.sessionId();
+
+        if (resolvesTheSessionBeforeTheApplication()) {
+            Browser.Reply page = user.getPath(b, StaticFiles.PAGE);
+            assertEquals(200, page.status());
+            assertEquals(id + ".node-b", page.setCookie(), "the session was resolved (and moved) for a static file");
+            assertEquals(1, acquired(b));
+            assertEquals("blue", user.get(b, "op=get&name=color").body());
+            return;
+        }
+        RequestGates.Gate held = RequestGates.create("lazy-held");
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try {
+            Future<Browser.Reply> holder = threads.submit(() ->
+                    user.get(a, "op=wait-and-set&name=color&value=green&gate=lazy-held"));
+            assertTrue(held.awaitReached(30), "a request holds the session on node-a");
+            long start = System.nanoTime();
+            Browser.Reply page = user.getPath(b, StaticFiles.PAGE);
+            Browser.Reply missing = user.getPath(b, "no/such/page");
+            long tookMillis = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(200, page.status());
+            assertEquals(StaticFiles.PAGE_CONTENT, page.body());
+            assertEquals(404, missing.status());
+            assertNull(page.setCookie(), "the static file's response does not rewrite the route");
+            assertNull(missing.setCookie(), "the missing page's response does not rewrite the route");
+            assertTrue(tookMillis < 2000, "neither waited for node-a's request: " + tookMillis + " ms");
+            assertEquals(0, acquired(b), "node-b asked for no hand-over");
+            assertEquals(0, granted(a), "node-a handed nothing over");
+            assertTrue(a.holdsLive(id), "the session stayed on node-a");
+            held.open();
+            assertEquals("ok", holder.get(30, TimeUnit.SECONDS).body());
+        } finally {
+            held.open();
+            threads.shutdownNow();
+        }
+        Browser.Reply read = user.get(b, "op=get&name=color");
+        assertEquals("green", read.body(), "the request that reads the session gets its newest write");
+        assertEquals(id + ".node-b", read.setCookie(), "and moves it: the route names node-b");
+        assertEquals(1, acquired(b));
+        assertEquals(1, granted(a));
+    }
+
+    /**
+     * {@code ignored-paths} by default matches the usual static files by extension: a stylesheet requested with the
+     * cookie on the node that does not hold the session neither moves it nor rewrites the route, whatever the
+     * container does before the application.
+     */
+    @Test
+    protected void theDefaultIgnoredPathsKeepStaticFilesOutOfTheSessionsOwnership() throws Exception {
+        cluster = startCluster("ignored-default", 2, SYNC);
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
+        String id = user.sessionId();
+
+        Browser.Reply style = user.getPath(b, StaticFiles.STYLE);
+        assertEquals(200, style.status());
+        assertNull(style.setCookie(), "no route rewritten");
+        assertEquals(0, acquired(b), "no hand-over asked for");
+        assertEquals(0, granted(a));
+        assertTrue(a.holdsLive(id));
+        assertEquals("blue", user.get(b, "op=get&name=color").body());
+        assertEquals(1, acquired(b), "the servlet's request moved it");
+    }
+
+    /**
+     * A custom {@code ignored-paths} (here the servlet's second mapping, {@code /peek}): on the node that does not
+     * hold the session the request sees none and moves nothing; on the owner it reads the live copy (in containers
+     * that resolve the session before the application: no session either), and what it writes is not replicated by
+     * it.
+     */
+    @Test
+    protected void aCustomIgnoredPathsPatternKeepsItsRequestsOutOfTheSessionsOwnership() throws Exception {
+        cluster = startCluster("ignored-custom", 2, Map.of("replication-mode", "sync", "ignored-paths", "/peek"));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
+        String id = user.sessionId();
+
+        Browser.Reply onB = user.getPath(b, "peek?op=get&name=color");
+        assertEquals("no-session", onB.body(), "node-b holds no live copy");
+        assertNull(onB.setCookie());
+        assertEquals(0, acquired(b));
+        assertTrue(a.holdsLive(id));
+
+        Browser.Reply onA = user.getPath(a, "peek?op=get&name=color");
+        assertEquals(ignoredRequestsSeeTheLiveCopy() ? "blue" : "no-session", onA.body());
+        assertNull(onA.setCookie());
+        if (ignoredRequestsSeeTheLiveCopy()) {
+            double sent = a.count(ReplicationMetrics.UPDATES_SENT);
+            RequestGates.create("peek-write").open();
+            assertEquals("ok", user.getPath(a, "peek?op=wait-and-set&name=color&value=red&gate=peek-write").body());
+            assertEquals(sent, a.count(ReplicationMetrics.UPDATES_SENT), "the ignored request replicated nothing");
+            assertEquals("red", user.get(a, "op=get&name=color").body(), "it changed the live copy");
+        }
+        assertEquals(0, acquired(b));
+        assertEquals(0, granted(a));
+    }
+
+    /**
+     * The owner does not hand the session over within ownership-timeout (a request there holds it): the request
+     * that asked for it is answered 503 with {@code Retry-After: 1}, counted, and the next one, once the owner's
+     * request ended, gets the session with that request's change.
+     */
+    @Test
+    protected void aSessionNotHandedOverInTimeIsAnswered503() throws Exception {
+        cluster = startCluster("refused", 2, Map.of("replication-mode", "sync", "ownership-timeout", "500ms"));
+        N a = cluster.node(0);
+        N b = cluster.node(1);
+        assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
+        RequestGates.Gate held = RequestGates.create("refused-held");
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try {
+            Future<Browser.Reply> holder = threads.submit(() ->
+                    user.get(a, "op=wait-and-set&name=color&value=green&gate=refused-held"));
+            assertTrue(held.awaitReached(30), "a request holds the session on node-a");
+            Browser.Reply refused = user.get(b, "op=get&name=color");
+            assertEquals(503, refused.status(), refused.body());
+            assertEquals("1", refused.retryAfter());
+            assertEquals(io.sessionrep.core.OwnershipTimeoutException.REASON, refused.refused());
+            assertNull(refused.setCookie(), "the refused request does not move the route");
+            assertEquals(1, b.count(ReplicationMetrics.OWNERSHIP_TIMEOUTS));
+            held.open();
+            assertEquals("ok", holder.get(30, TimeUnit.SECONDS).body());
+        } finally {
+            held.open();
+            threads.shutdownNow();
+        }
+        assertEquals("green", user.get(b, "op=get&name=color").body());
+    }
+
     /** What {@link #sentPerRequest} measured for each of its three requests. */
     protected record Sent(double first, double second, double readOnly) {
         @Override

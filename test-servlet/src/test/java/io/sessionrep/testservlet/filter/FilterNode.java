@@ -144,6 +144,9 @@ final class FilterNode extends EmbeddedNode {
         holder.setAsyncSupported(true);
         context.addServlet(holder, "/session");
         context.addServlet(holder, "/inner");
+        context.addServlet(holder, "/peek");
+        context.setBaseResourceAsPath(io.sessionrep.testsupport.StaticFiles.write(Files.createTempDirectory("jetty-" + name)));
+        context.addServlet(new ServletHolder("default", org.eclipse.jetty.ee10.servlet.DefaultServlet.class), "/");
         FilterHolder filterHolder = new FilterHolder(filter);
         filterHolder.setAsyncSupported(true);
         filterHolder.setInitParameters(filterParameters);
@@ -172,11 +175,14 @@ final class FilterNode extends EmbeddedNode {
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
         tomcat.getConnector().setProperty("maxHttpHeaderSize", "32768"); // requests naming 150 session ids
-        Context context = tomcat.addContext("", work.toString());
+        Context context = tomcat.addContext("", io.sessionrep.testsupport.StaticFiles.write(work.resolve("root")).toString());
         Wrapper wrapper = Tomcat.addServlet(context, "session", servlet);
         wrapper.setAsyncSupported(true);
         context.addServletMappingDecoded("/session", "session");
         context.addServletMappingDecoded("/inner", "session");
+        context.addServletMappingDecoded("/peek", "session");
+        Tomcat.addServlet(context, "default", new org.apache.catalina.servlets.DefaultServlet());
+        context.addServletMappingDecoded("/", "default");
         FilterDef def = new FilterDef();
         def.setFilterName("sessionrep");
         def.setFilter(filter);

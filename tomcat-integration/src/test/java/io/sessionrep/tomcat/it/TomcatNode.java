@@ -61,7 +61,7 @@ final class TomcatNode extends EmbeddedNode {
         tomcat.setConnector(connector);
         tomcat.getHost().setAutoDeploy(false);
 
-        context = tomcat.addContext("", Files.createDirectories(base.resolve("root")).toString());
+        context = tomcat.addContext("", io.sessionrep.testsupport.StaticFiles.write(base.resolve("root")).toString());
         context.setCrossContext(true);
         // as a deployed application gets from Tomcat's ContextConfig when the context starts: an
         // authenticator, which looks up the request's session before the application runs
@@ -78,6 +78,9 @@ final class TomcatNode extends EmbeddedNode {
         wrapper.setAsyncSupported(true);
         context.addServletMapping("/session", "session");
         context.addServletMapping("/inner", "session");
+        context.addServletMapping("/peek", "session");
+        Tomcat.addServlet(context, "default", new org.apache.catalina.servlets.DefaultServlet());
+        context.addServletMapping("/", "default");
         Tomcat.addServlet(context, "ready", new io.sessionrep.core.health.ReadinessServlet());
         context.addServletMapping("/ready", "ready");
         context.addServletContainerInitializer((classes, servletContext) -> servletContext.addListener(sessionEvents),
