@@ -16,6 +16,12 @@ import java.util.function.BiPredicate;
 public final class DroppingTransport extends ForwardingTransport {
     private volatile BiPredicate<Member, byte[]> drop = (target, bytes) -> false;
 
+    /**
+     * How long a request inline still waits for a reply on its way once it is no longer needed: the JGroups lane's
+     * grace (50 ms), and more, so that an in-memory reply on a loaded machine is in.
+     */
+    static final Duration NO_LONGER_NEEDED_GRACE = Duration.ofMillis(250);
+
     public DroppingTransport(ReplicationTransport delegate) {
         super(delegate);
     }
@@ -56,9 +62,10 @@ public final class DroppingTransport extends ForwardingTransport {
      * waits {@code timeout} for it (or until {@code noLongerNeeded} completes, as that transport gives up an exchange
      * then), and then it goes again through {@link #request}, as that transport sends it again over its channel (the
      * filter sees that try too: a link that loses everything loses it as well). A kept one is carried as the
-     * delegate carries it, and the caller waits for its reply here (at most {@code timeout}, or until
-     * {@code noLongerNeeded} completes), as it does on the JGroups transport's lane: over a delegate that has no such
-     * path (in memory) the reply is then in when the caller looks, as it is there.
+     * delegate carries it, and the caller waits for its reply here (at most {@code timeout}, and at most
+     * {@link #NO_LONGER_NEEDED_GRACE} more once {@code noLongerNeeded} completes), as it does on the JGroups
+     * transport's lane: over a delegate that has no such path (in memory) the reply is then in when the caller looks,
+     * as it is there.
      */
     @Override
     public CompletableFuture<byte[]> requestInline(Member target, byte[] message, Duration timeout,
@@ -70,6 +77,7 @@ public final class DroppingTransport extends ForwardingTransport {
         }
         CompletableFuture<byte[]> reply = delegate().requestInline(target, message, timeout, noLongerNeeded);
         waitFor(CompletableFuture.anyOf(reply, givenUp), timeout);
+        waitFor(reply, NO_LONGER_NEEDED_GRACE); // a reply on its way still comes in
         return reply;
     }
 
