@@ -45,43 +45,23 @@ final class AcknowledgedSend {
     }
 
     /**
-     * A sync request end's update to the session's first backup, sent on the request thread
-     * and outside the session's monitor over the transport's direct path
-     * ({@link io.sessionrep.core.transport.ReplicationTransport#requestOnCallerThread}): one write and one read
-     * here, instead of the channel's hand-offs. Without such a path, or when it fails or times out after the
-     * write, the update goes over the channel as {@link #send} sends it (a version the backup already holds is
-     * acknowledged as applied, so it may arrive twice). Returns a completed future, except on that fallback.
-     * A backup asking for a full copy gets one only while it is still a backup of the session: the update may
-     * reach it after its release (sent over the channel meanwhile), and must not bring the copy back.
+     * A sync request end's update to the session's first backup, sent on the request thread and outside the
+     * session's monitor ({@link io.sessionrep.core.transport.ReplicationTransport#requestInline}): the transport may
+     * carry it on this thread, instead of handing it to its own threads. The backup may get it more than once (a
+     * version it already holds is acknowledged as applied). A backup asking for a full copy gets one only while it
+     * is still a backup of the session: the update may reach it after its release, and must not bring the copy back.
      *
      * @param noLongerNeeded null, or a stage that completes once this reply no longer decides the request (another
-     *                       backup stored the update, or left the view): the exchange is then given up shortly after
-     *                       if it has no reply yet, and the update goes over the channel as after a time-out (a
-     *                       backup that hangs holds the request only that long)
+     *                       backup stored the update, or left the view): the transport then lets this thread go
+     *                       shortly after, and the acknowledgement, if it comes, counts when it comes (a backup that
+     *                       hangs holds the request only that long)
      */
     CompletableFuture<Message.AckStatus> sendOnCallerThread(Member target, Encoded update, java.time.Duration timeout,
                                                             CompletableFuture<?> noLongerNeeded) {
-        byte[] reply;
-        try {
-            reply = node.transport.requestOnCallerThread(target, update.bytes(), timeout, noLongerNeeded);
-        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
-            // written, then the path failed or timed out: handled there or not (a backup whose channel was behind
-            // does not handle it at all), so sent again over the channel, which delivers it even after its request
-            // proceeded; without it, a backup left behind this way stayed behind until the session's next request end
-            countSent(update);
-            return send(target, update, true);
-        }
-        if (reply == null) {
-            return send(target, update, true);
-        }
         countSent(update);
-        Message.AckStatus status;
-        try {
-            status = acknowledgement(target, update, reply);
-        } catch (IllegalStateException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return resyncIfAsked(target, update, status, true, true);
+        return node.transport.requestInline(target, update.bytes(), timeout, noLongerNeeded)
+                .thenApply(reply -> acknowledgement(target, update, reply))
+                .thenCompose(status -> resyncIfAsked(target, update, status, true, true));
     }
 
     /** When the backup answered that it needs a full copy, sends one (see {@link #send}). */

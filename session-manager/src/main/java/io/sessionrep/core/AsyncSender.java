@@ -31,8 +31,8 @@ import java.util.function.BiConsumer;
  *
  * <p>An update queued for several backups (write-quota above 1) is encoded once per batch, and every backup
  * gets the same bytes. The batch goes to the transport in one call ({@link ReplicationTransport#sendAll}),
- * which may carry each backup's share in one frame on this thread and wait until that backup has handled it
- * (the JGroups transport's lane): meanwhile request threads keep queuing, and the next batch takes it all.
+ * which may carry it on this thread and wait a bounded time: meanwhile request threads keep queuing, and the next
+ * batch takes it all.
  *
  * <p>Invalidations travel the same way ({@link #enqueueInvalidation}), after the batch window, beside the
  * updates. They replace whatever update of their session still waits, and are never dropped: when the

@@ -12,23 +12,23 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A sync-mode invalidation, which leaves before the request ends as the request's updates do. The nodes that
- * hold a copy of the session (its backups, and former backups not released yet) get it over the transport's
- * direct path on the calling thread ({@link io.sessionrep.core.transport.ReplicationTransport#sendOnCallerThread}),
- * which returns once each has handled it, at most {@code sync-timeout} in all; the other members, which hold no
- * copy, and every member without a direct path get it over the channel. Over the channel it would stay in the
- * way: a backup's direct path handles this node's next update (the next session's first copy, often) only after
- * every channel message this node sent it before.
+ * hold a copy of the session (its backups, and former backups not released yet) get it so that this thread sees
+ * each handle it ({@link io.sessionrep.core.transport.ReplicationTransport#sendAndAwaitHandled}), at most
+ * {@code sync-timeout} in all; the other members, which hold no copy, get it as a plain one-way message. Left
+ * behind as one, it would stay in the way: the next update this node sends a backup on a request thread (the next
+ * session's first copy, often) is handled there only after every message this node sent it before.
  *
- * <p>A node that has not handled it in time gets it over the channel as well (a second invalidation changes
- * nothing), and for {@link #SLOW_FOR} gets every invalidation there: expiry invalidates sessions one after the other
- * on one thread, which must not wait {@code sync-timeout} for each while a backup hangs.
+ * <p>A node that has not handled it in time still gets it (the transport delivers it; a second invalidation
+ * changes nothing), and for {@link #SLOW_FOR} gets every invalidation as a plain one-way message: expiry invalidates
+ * sessions one after the other on one thread, which must not wait {@code sync-timeout} for each while a backup
+ * hangs.
  */
 final class SyncInvalidation {
     private static final System.Logger LOG = System.getLogger(SyncInvalidation.class.getName());
     static final Duration SLOW_FOR = Duration.ofSeconds(30);
 
     private final NodeState node;
-    /** Members that did not handle an invalidation in time, and until when (System.nanoTime) they get the channel's. */
+    /** Members that did not handle an invalidation in time, and until when (System.nanoTime) they get plain one-way ones. */
     private final Map<String, Long> slowUntil = new ConcurrentHashMap<>();
 
     SyncInvalidation(NodeState node) {
@@ -50,19 +50,20 @@ final class SyncInvalidation {
 
     /**
      * Tells every other member that the session is invalidated; returns once {@code holders} handled it, or
-     * {@code sync-timeout} after the call, whichever comes first (those not done by then get it over the channel).
+     * {@code sync-timeout} after the call, whichever comes first (those not done by then still get it).
      */
     void send(String sessionId, Set<String> holders) {
         byte[] message = node.wire.encode(new Message.Invalidate(sessionId));
         long deadline = System.nanoTime() + node.config.syncTimeout().toNanos();
         for (Member m : node.others()) {
-            if (!holders.contains(m.name()) || !handledOverDirectPath(m, message, deadline)) {
+            if (!holders.contains(m.name()) || !sentAwaitingHandling(m, message, deadline)) {
                 node.transport.send(m, message);
             }
         }
     }
 
-    private boolean handledOverDirectPath(Member target, byte[] message, long deadline) {
+    /** Sends it and waits for {@code target} to handle it; false, sending nothing, when it is not to be waited for. */
+    private boolean sentAwaitingHandling(Member target, byte[] message, long deadline) {
         long now = System.nanoTime();
         Long until = slowUntil.get(target.name());
         if (until != null) {
@@ -76,16 +77,14 @@ final class SyncInvalidation {
             return false;
         }
         try {
-            return node.transport.sendOnCallerThread(target, message, Duration.ofMillis(leftMillis));
+            node.transport.sendAndAwaitHandled(target, message, Duration.ofMillis(leftMillis));
         } catch (TimeoutException e) {
             if (slowUntil.put(target.name(), System.nanoTime() + SLOW_FOR.toNanos()) == null) {
                 LOG.log(System.Logger.Level.WARNING, "node " + target.name() + " did not handle an invalidation within"
-                        + " the " + leftMillis + " ms left of sync-timeout; invalidations go to it over the"
-                        + " channel, without waiting, for the next " + SLOW_FOR.toSeconds() + " s");
+                        + " the " + leftMillis + " ms left of sync-timeout; invalidations go to it without"
+                        + " waiting for the next " + SLOW_FOR.toSeconds() + " s");
             }
-            return false;
-        } catch (RuntimeException e) { // written, then the path failed: handled there or not, again over the channel
-            return false;
         }
+        return true;
     }
 }

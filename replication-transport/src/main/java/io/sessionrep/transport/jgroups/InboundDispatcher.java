@@ -1,5 +1,6 @@
 package io.sessionrep.transport.jgroups;
 
+import io.sessionrep.transport.jgroups.lane.DataLane;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
 import io.sessionrep.transport.jgroups.WireFormat.Frame;
@@ -38,11 +39,11 @@ final class InboundDispatcher implements Receiver {
     private final NewcomerGate newcomers;
     private final Consumer<View> viewListener;
     /** Null when this node has no data lane: nobody waits for the counts then. */
-    private final HandledPositions handledPositions;
+    private final DataLane lane;
 
     InboundDispatcher(JChannel channel, MessageReceiver receiver, PendingRequests pending, TransportCounters counters,
                       Supplier<Membership> membership, NewcomerGate newcomers, Consumer<View> viewListener,
-                      HandledPositions handledPositions) {
+                      DataLane lane) {
         this.channel = channel;
         this.receiver = receiver;
         this.pending = pending;
@@ -50,7 +51,7 @@ final class InboundDispatcher implements Receiver {
         this.membership = membership;
         this.newcomers = newcomers;
         this.viewListener = viewListener;
-        this.handledPositions = handledPositions;
+        this.lane = lane;
     }
 
     @Override
@@ -74,7 +75,7 @@ final class InboundDispatcher implements Receiver {
         }
         switch (frame.kind()) {
             // one-way messages, requests and barriers are what the sender's OutboundQueues count: each one's position
-            // is taken as handled once the core is done with it (or it was dropped), for the data lane (HandledPositions)
+            // is taken as handled once the core is done with it (or it was dropped), for the data lane ({@link DataLane#handled})
             case ONE_WAY -> newcomers.deliver(source, frame.payload().length, () -> {
                 deliver(senderOf(source), frame);
                 handled(source, frame);
@@ -93,8 +94,8 @@ final class InboundDispatcher implements Receiver {
     }
 
     private void handled(Address source, Frame frame) {
-        if (handledPositions != null) {
-            handledPositions.handled(source, frame.position());
+        if (lane != null) {
+            lane.handled(source, frame.position());
         }
     }
 

@@ -16,6 +16,7 @@ import io.sessionrep.discovery.SealedBytes;
 import io.sessionrep.discovery.StartFailures;
 import io.sessionrep.transport.jgroups.OutboundQueues.Outgoing;
 import io.sessionrep.transport.jgroups.WireFormat.Kind;
+import io.sessionrep.transport.jgroups.lane.DataLane;
 import org.jgroups.Address;
 import org.jgroups.Event;
 import org.jgroups.JChannel;
@@ -35,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -69,6 +69,10 @@ import javax.net.ssl.SSLContext;
  *       thread that read them from the connection ({@link RepliesOnReceiverThread}); callbacks chained
  *       without an executor run on that thread, a JGroups pool thread or the timer thread, and must be short
  *       and never wait: while one runs, nothing more is read from that member.</li>
+ *   <li><b>Requests the caller waits for</b> ({@link #requestInline}, {@link #sendAndAwaitHandled}): over the
+ *       {@link DataLane} on the calling thread when this node and the target both have one, handled there after
+ *       the channel messages sent before; otherwise, and again after the lane failed or timed out once written, over
+ *       the channel (so the target may handle one twice: the core sends only messages it ignores the second time).</li>
  *   <li><b>Membership</b>: every view change updates {@link #members()} and is reported to
  *       {@link MessageReceiver#onMembershipChange} in view order.</li>
  *   <li><b>Partial clusters</b>: {@link #partialClusterSigns()} names nodes of the cluster heard of from another
@@ -112,7 +116,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     static final long CHANNEL_CLOSE_MILLIS = 5_000;
     /**
      * How long a batch sent over the lane may wait for the member's answer that it handled it; past it the batch goes
-     * over the channel and that member's lane rests ({@link LaneClient#UNREACHABLE_RETRY_AFTER_MILLIS}).
+     * over the channel and that member's lane rests a while.
      */
     static final Duration ONE_WAYS_TIMEOUT = Duration.ofSeconds(1);
 
@@ -123,11 +127,8 @@ public final class JGroupsTransport implements ReplicationTransport {
     private NewcomerGate newcomers;
     private ExecutorService senderThreads;
     private ScheduledExecutorService timeoutThread;
-    private final HandledPositions handledPositions = new HandledPositions();
     /** The data lane ({@code data-lane}; TLS when the channel is; not with jgroups-config); null without. */
-    private LaneServer laneServer;
-    private LaneClient laneClient;
-    private final Map<Address, LaneClient.Endpoint> laneEndpoints = new ConcurrentHashMap<>();
+    private DataLane lane;
     private final PartialClusterWatch.Timing watchTiming;
     private volatile PartialClusterWatch partialWatch;
 
@@ -194,16 +195,16 @@ public final class JGroupsTransport implements ReplicationTransport {
                 channel = created;
                 openLane(receiver);
                 channel.name(local.name());
-                channel.addAddressGenerator(new NodeIdentity(local, laneServer == null ? 0 : laneServer.port(), protocols));
+                channel.addAddressGenerator(new NodeIdentity(local, lane == null ? 0 : lane.port(), protocols));
                 outbound = new OutboundQueues(channel, senderThreads, MAX_QUEUED_BYTES_PER_MEMBER, counters);
                 newcomers = new NewcomerGate(NEWCOMER_WAIT_MILLIS, NEWCOMER_MAX_SENDERS, NEWCOMER_MAX_BYTES,
                         () -> membership, senderThreads, timeoutThread, counters);
                 channel.setReceiver(new InboundDispatcher(channel, receiver, pending, counters, () -> membership,
-                        newcomers, this::viewChanged, laneServer == null ? null : handledPositions));
+                        newcomers, this::viewChanged, lane));
                 running = true;
                 channel.connect(config.clusterName());
-                if (laneServer != null) {
-                    laneServer.start();
+                if (lane != null) {
+                    lane.start();
                 }
                 partialWatch.start();
             } catch (Exception e) {
@@ -214,7 +215,7 @@ public final class JGroupsTransport implements ReplicationTransport {
             }
             LOG.log(System.Logger.Level.INFO, "{0} joined cluster-name ''{1}'' with {2} at {3}{4}; members {5}",
                     local, config.clusterName(), JGroupsStacks.describe(config), boundAddress(),
-                    laneServer == null ? "" : ", data lane on port " + laneServer.port()
+                    lane == null ? "" : ", data lane on port " + lane.port()
                             + (config.clusterKey() != null ? " (sealed by cluster-key)" : "")
                             + (config.tlsEnabled() ? " (mutual TLS)" : ""), members());
         }
@@ -293,16 +294,16 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /**
-     * With {@code async-lane}: each member's messages together over the lane when this node and the member both have one and nothing else
-     * to that member is waiting to be sent (the async sender's batches: written on the calling thread into that
-     * member's {@link OneWayPipe}, without waiting for the member to handle them; a frame not answered within
-     * {@link #ONE_WAYS_TIMEOUT} goes over the channel); otherwise, and for what the lane does not take, as
-     * {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
+     * With {@code async-lane}: each member's messages together over the lane when this node and the member both have
+     * one and nothing else to that member is waiting to be sent (the async sender's batches: written on the calling
+     * thread into that member's {@link DataLane.OneWays pipe}, without waiting for the member to handle them; a frame
+     * not answered within {@link #ONE_WAYS_TIMEOUT} goes over the channel); otherwise, and for what the lane does not
+     * take, as {@link #send} does. Order per member is kept either way ({@link OutboundQueues#sendOver}).
      */
     @Override
     public void sendAll(List<Outbound> messages) {
-        LaneClient client = config.asyncLane() ? laneClient : null;
-        if (client == null || messages.isEmpty()) {
+        DataLane oneWays = config.asyncLane() ? lane : null;
+        if (oneWays == null || messages.isEmpty()) {
             ReplicationTransport.super.sendAll(messages);
             return;
         }
@@ -310,13 +311,12 @@ public final class JGroupsTransport implements ReplicationTransport {
         for (Outbound m : messages) {
             byTarget.computeIfAbsent(m.target(), t -> new ArrayList<>()).add(m.message());
         }
-        byTarget.forEach((target, list) -> sendAll(client, target, list));
+        byTarget.forEach((target, list) -> sendAll(oneWays, target, list));
     }
 
-    private void sendAll(LaneClient client, Member target, List<byte[]> messages) {
+    private void sendAll(DataLane oneWays, Member target, List<byte[]> messages) {
         Address address = running ? membership.addressOf(target) : null;
-        LaneClient.Endpoint endpoint = address == null ? null : laneEndpoint(address);
-        if (endpoint == null || endpoint.socket() == null) {
+        if (address == null || !oneWays.reaches(address)) {
             messages.forEach(m -> send(target, m));
             return;
         }
@@ -324,91 +324,118 @@ public final class JGroupsTransport implements ReplicationTransport {
         for (byte[] m : messages) {
             batch.add(new Outgoing(WireFormat.message(address, Kind.ONE_WAY, 0, m), m.length, reason -> counters.sendDropped(), m));
         }
-        Address self = channel.getAddress();
-        if (!outbound.sendOver(address, batch, client.room(),
-                onFailure -> client.openPipe(endpoint, self, ONE_WAYS_TIMEOUT, onFailure))) {
+        if (!outbound.sendOver(address, batch, oneWays.room(),
+                onFailure -> oneWays.openOneWays(address, ONE_WAYS_TIMEOUT, onFailure))) {
             batch.forEach(o -> enqueue(target, o.message()));
         }
     }
 
-    /** Where {@code address}'s lane listens (socket null: it has none); null while its physical address is unknown. */
-    private LaneClient.Endpoint laneEndpoint(Address address) {
-        LaneClient.Endpoint endpoint = laneEndpoints.get(address);
-        if (endpoint == null) {
-            endpoint = laneEndpointOf(address);
-            if (endpoint != null) {
-                laneEndpoints.put(address, endpoint);
-            }
+    /**
+     * Over the data lane on the calling thread when this node and {@code target} both have one (then the future is
+     * complete on return), else over the channel as {@link #request}. An exchange that fails or times out after its
+     * write (or that is given up once {@code noLongerNeeded} completed) is sent again over the channel: the target
+     * may have handled it or not (one whose channel was behind does not handle it at all), and the channel delivers
+     * it even after the exchange gave up.
+     */
+    @Override
+    public CompletableFuture<byte[]> requestInline(Member target, byte[] message, Duration timeout,
+                                                   java.util.concurrent.CompletionStage<?> noLongerNeeded) {
+        byte[] reply;
+        try {
+            reply = requestOverLane(target, message, timeout, noLongerNeeded);
+        } catch (TimeoutException | RuntimeException e) {
+            return request(target, message, timeout);
         }
-        return endpoint;
+        return reply == null ? request(target, message, timeout) : CompletableFuture.completedFuture(reply);
     }
 
     /**
-     * Over the data lane when this node and {@code target} both have one ({@link LaneClient}); null otherwise.
-     * The target handles it once it has handled every channel message this node handed over for it before.
+     * Over the data lane when this node and {@code target} both have one, waiting until the target has handled it;
+     * else, and when the lane fails or times out after the write, over the channel as {@link #send} (so the target
+     * may handle it twice).
      */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                        java.util.concurrent.CompletionStage<?> noLongerNeeded) throws TimeoutException {
-        LaneClient client = laneClient;
-        LaneClient.Endpoint lane = client == null ? null : laneTo(target);
-        if (lane == null) {
-            return null;
+    public void sendAndAwaitHandled(Member target, byte[] message, Duration timeout) throws TimeoutException {
+        boolean handled;
+        try {
+            handled = deliverOverLane(target, message, timeout);
+        } catch (TimeoutException e) {
+            send(target, message);
+            throw e;
+        } catch (RuntimeException e) {
+            handled = false;
         }
-        byte[] reply = client.exchange(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout,
-                noLongerNeeded);
-        if (reply != null) {
-            counters.sent(message.length);
-            counters.replyReceived();
+        if (!handled) {
+            send(target, message);
         }
-        return reply;
     }
 
-    /** Over the data lane as {@link #requestOnCallerThread}; false when this node or {@code target} has none. */
-    @Override
-    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) throws TimeoutException {
-        LaneClient client = laneClient;
-        LaneClient.Endpoint lane = client == null ? null : laneTo(target);
-        if (lane == null) {
-            return false;
-        }
-        boolean handled = client.deliver(lane, channel.getAddress(), outbound.offeredTo(lane.member()), message, timeout);
-        if (handled) {
-            counters.sent(message.length);
-        }
-        return handled;
-    }
-
-    /** Where {@code target}'s lane listens, while this node runs; null when it has none or its socket is not known yet. */
-    private LaneClient.Endpoint laneTo(Member target) {
-        Address address = running ? membership.addressOf(target) : null;
-        LaneClient.Endpoint endpoint = address == null ? null : laneEndpoint(address);
-        return endpoint == null || endpoint.socket() == null ? null : endpoint;
+    /** As {@link #requestOverLane(Member, byte[], Duration, java.util.concurrent.CompletionStage)}, needed to the end. */
+    byte[] requestOverLane(Member target, byte[] message, Duration timeout) throws TimeoutException {
+        return requestOverLane(target, message, timeout, null);
     }
 
     /**
-     * Where {@code member}'s lane listens: its physical IP and the port its address carries (none, or a build whose
-     * lane frames differ from this one's: socket null).
+     * The exchange over the data lane ({@link DataLane#request}); null, sending nothing, when this node or
+     * {@code target} has none. The target handles it once it has handled every channel message this node handed over
+     * for it before.
+     *
+     * @throws TransportException the lane failed after the write
+     * @throws TimeoutException   no reply within {@code timeout}, or soon after {@code noLongerNeeded} completed
      */
-    private LaneClient.Endpoint laneEndpointOf(Address member) {
-        int port = NodeIdentity.lanePortOf(member);
-        if (port <= 0 || NodeIdentity.protocolsOf(member).newest() < LaneFrames.SINCE_PROTOCOL) {
-            return new LaneClient.Endpoint(member, null);
-        }
-        Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
-        return physical instanceof IpAddress ip
-                ? new LaneClient.Endpoint(member, new InetSocketAddress(ip.getIpAddress(), port)) : null;
+    byte[] requestOverLane(Member target, byte[] message, Duration timeout,
+                           java.util.concurrent.CompletionStage<?> noLongerNeeded) throws TimeoutException {
+        DataLane l = lane;
+        Address address = l != null && running ? membership.addressOf(target) : null;
+        return address == null ? null : l.request(address, message, timeout, noLongerNeeded);
     }
 
-    /** Whether {@code remote} is the physical IP of a member of the view (where its lane connections come from). */
-    private boolean hostOfAMember(InetAddress remote) {
-        for (Address member : membership.addresses()) {
-            Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
-            if (physical instanceof IpAddress ip && remote.equals(ip.getIpAddress())) {
-                return true;
+    /** A one-way message over the data lane, as {@link #requestOverLane}: true once handled; false when there is none. */
+    boolean deliverOverLane(Member target, byte[] message, Duration timeout) throws TimeoutException {
+        DataLane l = lane;
+        Address address = l != null && running ? membership.addressOf(target) : null;
+        return address != null && l.deliver(address, message, timeout);
+    }
+
+    /** The lane's view of this transport. */
+    private DataLane.Host laneHost() {
+        return new DataLane.Host() {
+            @Override
+            public Address self() {
+                return channel.getAddress();
             }
-        }
-        return false;
+
+            @Override
+            public Member memberAt(Address address) {
+                return membership.memberAt(address);
+            }
+
+            @Override
+            public java.util.Collection<Address> members() {
+                return membership.addresses();
+            }
+
+            @Override
+            public InetAddress hostOf(Address member) {
+                Object physical = channel.down(new Event(Event.GET_PHYSICAL_ADDRESS, member));
+                return physical instanceof IpAddress ip ? ip.getIpAddress() : null;
+            }
+
+            @Override
+            public int lanePortOf(Address member) {
+                return NodeIdentity.lanePortOf(member);
+            }
+
+            @Override
+            public ProtocolRange protocolsOf(Address member) {
+                return NodeIdentity.protocolsOf(member);
+            }
+
+            @Override
+            public long sentTo(Address member) {
+                return outbound.offeredTo(member);
+            }
+        };
     }
 
     /** Opens the data lane's server socket when this node uses it; its port then travels in this node's address. */
@@ -426,20 +453,16 @@ public final class JGroupsTransport implements ReplicationTransport {
                 return;
             }
         }
-        LaneFrames frames = new LaneFrames(config.clusterKey() == null ? null
-                : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName()));
+        SealedBytes sealer = config.clusterKey() == null ? null
+                : SealedBytes.forClusterKey(config.clusterKey(), config.clusterName());
         try {
-            laneServer = new LaneServer(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), tls, frames,
-                    receiver, () -> membership, () -> channel.getAddress(), this::hostOfAMember, handledPositions, counters,
-                    local.name());
+            lane = DataLane.open(InetAddress.getByName(config.bindAddress()), config.dataLanePort(), tls, sealer, receiver,
+                    laneHost(), counters.forLane(), local.name());
         } catch (IOException e) {
             throw new ConfigException("data-lane-port", config.dataLanePort() + " on bind-address " + config.bindAddress()
                     + " cannot be opened (" + e.getMessage() + "): choose a free port, 0 for any free port, or set"
                     + " data-lane=false");
         }
-        InetAddress bind = InetAddress.getByName(config.bindAddress());
-        // connections leave from the bind address, the one the channel's members know this node by (see hostOfAMember)
-        laneClient = new LaneClient(frames, counters, tls, bind.isAnyLocalAddress() ? null : bind);
     }
 
     /** See {@link PartialClusterWatch}; none while not running. */
@@ -548,7 +571,7 @@ public final class JGroupsTransport implements ReplicationTransport {
                 count("sessionrep.transport.lane.pauses", null,
                         "times this node left a member's data lane for the channel a while", c::lanePauses),
                 count("sessionrep.transport.lane.given.up", null, "sync exchanges given up "
-                        + LaneClient.NO_LONGER_NEEDED_GRACE_MILLIS + " ms after another backup stored the update", c::laneExchangesGivenUp));
+                        + DataLane.NO_LONGER_NEEDED_GRACE_MILLIS + " ms after another backup stored the update", c::laneExchangesGivenUp));
     }
 
     private static io.sessionrep.core.transport.TransportCount count(String name, String reason, String description,
@@ -565,30 +588,35 @@ public final class JGroupsTransport implements ReplicationTransport {
         return channel;
     }
 
+    /** This node's data lane, for the lane's tests; null without one. */
+    DataLane lane() {
+        return lane;
+    }
+
     /** Closes this node's data lane as if it had failed (tests): its connections drop, new ones are refused. */
     void breakLane() {
-        LaneServer server = laneServer;
-        if (server != null) {
-            server.close();
+        DataLane l = lane;
+        if (l != null) {
+            l.stopServing();
         }
     }
 
     /** The largest payload this node's lane client writes at once; 0 without a lane. */
     int laneRoom() {
-        LaneClient client = laneClient;
-        return client == null ? 0 : client.room();
+        DataLane l = lane;
+        return l == null ? 0 : l.room();
     }
 
     /** The port of this node's data lane; 0 when it has none (data-lane=false, jgroups-config). */
     public int dataLanePort() {
-        LaneServer server = laneServer;
-        return server == null ? 0 : server.port();
+        DataLane l = lane;
+        return l == null ? 0 : l.port();
     }
 
     /** Connections this node's lane accepted since it started; 0 without a lane (tests). */
     int laneConnectionsAccepted() {
-        LaneServer server = laneServer;
-        return server == null ? 0 : server.accepted();
+        DataLane l = lane;
+        return l == null ? 0 : l.accepted();
     }
 
     /** The address and port the transport listens on, or null when not running. */
@@ -619,10 +647,8 @@ public final class JGroupsTransport implements ReplicationTransport {
         if (watch != null) {
             watch.viewChanged(departed);
         }
-        handledPositions.trim(next.addresses());
-        laneEndpoints.keySet().retainAll(next.addresses());
-        if (laneClient != null) {
-            laneClient.retainOnly(next.addresses());
+        if (lane != null) {
+            lane.retainOnly(next.addresses());
         }
         if (!next.shadowed().isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "view {0} holds two incarnations of {1}; the newer one is used "
@@ -649,8 +675,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     private void shutDown(String reason) {
         running = false;
         step("stopping the partial-cluster watch", partialWatch == null ? null : partialWatch::close);
-        step("closing the data lane server", laneServer == null ? null : laneServer::close);
-        step("closing the data lane client", laneClient == null ? null : laneClient::close);
+        step("closing the data lane", lane == null ? null : lane::close);
         step("releasing held newcomer messages", newcomers == null ? null : newcomers::close);
         step("closing the channel", channel == null ? null : () -> BoundedClose.close(channel, local.name(),
                 CHANNEL_CLOSE_MILLIS)); // disconnects first: the others install a view without us at once

@@ -18,7 +18,7 @@ final class NodeIdentity implements AddressGenerator {
 
     static final String NAME_KEY = "sessionrep.name";
     static final String MACHINE_KEY = "sessionrep.machine-id";
-    /** The port of the node's data lane ({@link LaneServer}), when it has one. */
+    /** The port of the node's data lane ({@link io.sessionrep.transport.jgroups.lane.DataLane}), when it has one. */
     static final String LANE_PORT_KEY = "sessionrep.lane-port";
     /** The wire protocols the node reads ({@link ProtocolRange#toString}); absent on nodes that read only 2. */
     static final String PROTOCOLS_KEY = "sessionrep.protocols";

@@ -1,5 +1,6 @@
 package io.sessionrep.transport.jgroups;
 
+import io.sessionrep.transport.jgroups.lane.DataLane;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
@@ -34,7 +35,7 @@ import java.util.function.Consumer;
  * {@code JChannel.send} then only puts it into the bundler's queue. Order is kept because the caller holds
  * the lane (its {@code scheduled} flag) while it sends; whatever others offer meanwhile queues behind.
  *
- * <p>The data lane: the async sender's batches may go into the destination's {@link OneWayPipe} instead
+ * <p>The data lane: the async sender's batches may go into the destination's {@link DataLane.OneWays pipe} instead
  * ({@link #sendOver}); while frames written there wait for their answers, nothing goes to that destination over
  * the channel (a queue thread waits for the answers first), and what a failed pipe did not deliver goes over the
  * channel before anything else.
@@ -53,14 +54,14 @@ final class OutboundQueues {
         }
     }
 
-    /** A path of the transport's own to one member for one-way messages: the data lane ({@link LaneClient#openPipe}). */
+    /** A path of the transport's own to one member for one-way messages: the data lane ({@link DataLane#openOneWays}). */
     interface OneWayPath {
         /**
          * A pipe to that member, or null when its lane is not to be used now.
          *
          * @param onFailure to be told when the pipe fails with messages not answered
          */
-        OneWayPipe<Outgoing> open(Runnable onFailure);
+        DataLane.OneWays<Outgoing> open(Runnable onFailure);
     }
 
     private final JChannel channel;
@@ -68,7 +69,7 @@ final class OutboundQueues {
     private final long maxQueuedBytes;
     private final TransportCounters counters;
     private final Map<Address, Lane> lanes = new ConcurrentHashMap<>();
-    /** The last {@link ChannelPosition} stream opened: each lane is one stream of its destination's messages. */
+    /** The last {@link DataLane#position position} stream opened: each lane is one stream of its destination's messages. */
     private final AtomicInteger streams = new AtomicInteger();
     /** Unicast flow control of the stack; null if the stack has none (then a send never waits for credits). */
     private final UFC flowControl;
@@ -111,13 +112,13 @@ final class OutboundQueues {
     }
 
     /**
-     * The {@link ChannelPosition} the destination will have handled once it has everything this node handed over for
+     * The {@link DataLane#position position} the destination will have handled once it has everything this node handed over for
      * it so far (sent, or queued to be; those whose send fails are not counted), for the data lane to wait for
-     * ({@link HandledPositions}).
+     * ({@link DataLane#handled}).
      */
     long offeredTo(Address destination) {
         Lane lane = lanes.get(destination);
-        return lane == null ? ChannelPosition.NONE : ChannelPosition.of(lane.stream, lane.offered.get());
+        return lane == null ? DataLane.NO_POSITION : DataLane.position(lane.stream, lane.offered.get());
     }
 
     /** Closes the lanes of destinations that are no longer members. */
@@ -159,7 +160,7 @@ final class OutboundQueues {
 
     private final class Lane implements Runnable {
         private final Address destination;
-        /** This lane's stream of the destination's {@link ChannelPosition}s. */
+        /** This lane's stream of the destination's {@link DataLane#position position}s. */
         private final int stream;
         private final Queue<Outgoing> queue = new ConcurrentLinkedQueue<>();
         private final AtomicLong queuedBytes = new AtomicLong();
@@ -174,13 +175,13 @@ final class OutboundQueues {
          */
         private final Queue<Outgoing> ahead = new ConcurrentLinkedQueue<>();
         /** The data lane's pipe to the destination; changed by the holder only (and by close). */
-        private volatile OneWayPipe<Outgoing> pipe;
+        private volatile DataLane.OneWays<Outgoing> pipe;
         private volatile String closedBecause;
 
         Lane(Address destination) {
             this.destination = destination;
             // wraps only after a million lanes opened (a member rejoining this node's view opens one)
-            this.stream = streams.updateAndGet(n -> n >= ChannelPosition.MAX_STREAM ? 1 : n + 1);
+            this.stream = streams.updateAndGet(n -> n >= DataLane.MAX_STREAM ? 1 : n + 1);
         }
 
         String offer(Outgoing outgoing) {
@@ -213,7 +214,7 @@ final class OutboundQueues {
 
         /** Holding the lane: may a message go over the channel now (no lane frame unanswered, nothing ahead of it)? */
         private boolean channelIsNext() {
-            OneWayPipe<Outgoing> p = pipe;
+            DataLane.OneWays<Outgoing> p = pipe;
             return ahead.isEmpty() && (p == null || p.idle());
         }
 
@@ -222,7 +223,7 @@ final class OutboundQueues {
                 return false;
             }
             try {
-                OneWayPipe<Outgoing> p = pipeFor(path);
+                DataLane.OneWays<Outgoing> p = pipeFor(path);
                 if (p == null) {
                     toChannel(batch, 0);
                     return true;
@@ -232,8 +233,8 @@ final class OutboundQueues {
                 for (int i = 0; i < batch.size(); i++) {
                     Outgoing next = batch.get(i);
                     byte[] m = next.oneWay();
-                    boolean fits = m != null && LaneFrames.oneWaysLength(1, m.length) <= room;
-                    if (!fits || LaneFrames.oneWaysLength(frame.size() + 1, frameBytes + m.length) > room) {
+                    boolean fits = m != null && DataLane.oneWaysLength(1, m.length) <= room;
+                    if (!fits || DataLane.oneWaysLength(frame.size() + 1, frameBytes + m.length) > room) {
                         if (!write(p, frame, frameBytes)) {
                             settlePipe(); // what the failed pipe did not deliver goes first
                             toChannel(frame, 0);
@@ -261,8 +262,8 @@ final class OutboundQueues {
         }
 
         /** Holding the lane: the pipe to use, opened if need be (a failed one settled first); null: use the channel. */
-        private OneWayPipe<Outgoing> pipeFor(OneWayPath path) {
-            OneWayPipe<Outgoing> p = pipe;
+        private DataLane.OneWays<Outgoing> pipeFor(OneWayPath path) {
+            DataLane.OneWays<Outgoing> p = pipe;
             if (p != null && !p.usable()) {
                 settlePipe();
                 p = pipe;
@@ -275,15 +276,15 @@ final class OutboundQueues {
         }
 
         /** One frame into the pipe; false if the pipe has failed (the frame was not written). */
-        private boolean write(OneWayPipe<Outgoing> p, List<Outgoing> frame, long frameBytes) {
+        private boolean write(DataLane.OneWays<Outgoing> p, List<Outgoing> frame, long frameBytes) {
             if (frame.isEmpty()) {
                 return true;
             }
             List<byte[]> messages = new ArrayList<>(frame.size());
             frame.forEach(o -> messages.add(o.oneWay()));
             return closedBecause == null
-                    && p.write(ChannelPosition.of(stream, handed.get()), messages,
-                            LaneFrames.oneWaysLength(messages.size(), frameBytes), frame);
+                    && p.write(DataLane.position(stream, handed.get()), messages,
+                            DataLane.oneWaysLength(messages.size(), frameBytes), frame);
         }
 
         /**
@@ -291,7 +292,7 @@ final class OutboundQueues {
          * it did not deliver go ahead of everything else, and a pipe that failed, or went idle too long, is closed.
          */
         private void settlePipe() {
-            OneWayPipe<Outgoing> p = pipe;
+            DataLane.OneWays<Outgoing> p = pipe;
             if (p == null) {
                 return;
             }
@@ -324,7 +325,7 @@ final class OutboundQueues {
 
         void close(String reason) {
             closedBecause = reason;
-            OneWayPipe<Outgoing> p = pipe;
+            DataLane.OneWays<Outgoing> p = pipe;
             if (p != null) {
                 p.abandon().forEach(o -> o.onFailure().accept(reason));
             }
@@ -362,7 +363,7 @@ final class OutboundQueues {
         /** Gives the lane up; if something waits meanwhile, a queue thread sends it (or it fails if closed). */
         private void release() {
             scheduled.set(false);
-            OneWayPipe<Outgoing> p = pipe;
+            DataLane.OneWays<Outgoing> p = pipe;
             if (!queue.isEmpty() || !ahead.isEmpty() || (p != null && p.needsSettling())) {
                 if (closedBecause != null) {
                     failQueued();
@@ -385,7 +386,7 @@ final class OutboundQueues {
 
         private boolean send(Outgoing outgoing) {
             try {
-                WireFormat.placeAt(outgoing.message(), ChannelPosition.of(stream, handed.get() + 1));
+                WireFormat.placeAt(outgoing.message(), DataLane.position(stream, handed.get() + 1));
                 channel.send(outgoing.message());
                 handed.incrementAndGet();
                 counters.sent(outgoing.payloadBytes());

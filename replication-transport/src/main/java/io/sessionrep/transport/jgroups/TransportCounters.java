@@ -1,6 +1,7 @@
 package io.sessionrep.transport.jgroups;
 
 import io.sessionrep.discovery.ChannelPortRefusals;
+import io.sessionrep.transport.jgroups.lane.DataLane;
 
 import java.util.concurrent.atomic.LongAdder;
 
@@ -82,7 +83,7 @@ public final class TransportCounters {
 
     /**
      * Requests, and one-way messages sent on the caller's thread, that the member handled over the data lane
-     * ({@link LaneClient}); counted also in messages sent.
+     * ({@link DataLane}); counted also in messages sent.
      */
     public long laneExchanges() { return laneExchanges.sum(); }
     /**
@@ -101,8 +102,8 @@ public final class TransportCounters {
     public long lanePauses() { return lanePauses.sum(); }
     /**
      * Sync exchanges over the data lane given up before their time-out: another backup had stored the update and
-     * this one did not answer within {@link LaneClient#NO_LONGER_NEEDED_GRACE_MILLIS} (the core sent it again over
-     * the channel). Not counted in {@link #requestsTimedOut()}.
+     * this one did not answer within {@link DataLane#NO_LONGER_NEEDED_GRACE_MILLIS} (the transport sent it again
+     * over the channel). Not counted in {@link #requestsTimedOut()}.
      */
     public long laneExchangesGivenUp() { return laneExchangesGivenUp.sum(); }
 
@@ -145,6 +146,25 @@ public final class TransportCounters {
     void countLaneRefused() { laneRefused.increment(); }
     void lanePaused() { lanePauses.increment(); }
     void laneExchangeGivenUp() { laneExchangesGivenUp.increment(); }
+
+    /** These counters as the data lane counts into them. */
+    DataLane.Counts forLane() {
+        TransportCounters c = this;
+        return new DataLane.Counts() {
+            @Override public void sent(int bytes) { c.sent(bytes); }
+            @Override public void received(int bytes) { c.received(bytes); }
+            @Override public void replySent() { c.replySent(); }
+            @Override public void replyReceived() { c.replyReceived(); }
+            @Override public void receiverFailed() { c.receiverFailed(); }
+            @Override public void requestTimedOut() { c.requestTimedOut(); }
+            @Override public void requestFailed() { c.requestFailed(); }
+            @Override public void laneExchanged() { c.laneExchanged(); }
+            @Override public void laneExchangeGivenUp() { c.laneExchangeGivenUp(); }
+            @Override public void countLaneRefused() { c.countLaneRefused(); }
+            @Override public void countLaneNotHandled() { c.countLaneNotHandled(); }
+            @Override public void lanePaused() { c.lanePaused(); }
+        };
+    }
 
     @Override
     public String toString() {

@@ -1,5 +1,6 @@
 package io.sessionrep.transport.jgroups;
 
+import io.sessionrep.transport.jgroups.lane.DataLane;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.Header;
@@ -21,7 +22,7 @@ import java.util.function.Supplier;
  * kind       0 one-way, 1 request, 2 reply, 3 failure (the reply to a request that got none), 4 barrier (a
  *            request the receiving transport answers itself, once it has delivered everything sent before it)
  * id         correlation id (0 for one-way messages)
- * position   for one-way messages, requests and barriers: the message's {@link ChannelPosition} in its sender's
+ * position   for one-way messages, requests and barriers: the message's {@link DataLane#position position} in its sender's
  *            stream to this node, set as it is handed to the channel (0 for replies)
  * </pre>
  * Neither side copies the payload to put a frame around it or to strip it: a sent array goes out as is, and
@@ -79,7 +80,7 @@ final class WireFormat {
         return new BytesMessage(destination, payload).putHeader(HEADER_ID, new FrameHeader(VERSION, kind.ordinal(), correlationId));
     }
 
-    /** Sets the {@link ChannelPosition} of a message made by {@link #message}, as it is handed to the channel. */
+    /** Sets the {@link DataLane#position position} of a message made by {@link #message}, as it is handed to the channel. */
     static void placeAt(Message message, long position) {
         ((FrameHeader) message.getHeader(HEADER_ID)).position = position;
     }
@@ -169,7 +170,7 @@ final class WireFormat {
         @Override
         public String toString() {
             return "sessionrep frame v" + version + " kind " + kind + " id " + correlationId + " at "
-                    + ChannelPosition.toString(position);
+                    + DataLane.describe(position);
         }
     }
 }

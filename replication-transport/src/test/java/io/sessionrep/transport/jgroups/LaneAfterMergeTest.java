@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Tag;
 
 /**
- * The lane's ordering wait ({@link HandledPositions}) across a split that only one side saw: b stops hearing a and
+ * The lane's ordering wait ({@code HandledPositions}) across a split that only one side saw: b stops hearing a and
  * removes it from its view, while a keeps b in its view (as when a stalls, in a long GC pause say, past b's failure
  * detection and the two merge before a's own detection fires). After the merge b must still know where a's channel
  * stream to it stands. With counts kept on each side, b forgot a's at that view change and counted from zero after
@@ -73,7 +73,7 @@ class LaneAfterMergeTest {
         int overTheLane = 0;
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         for (int i = 0; overTheLane < 3 && System.nanoTime() < deadline; i++) {
-            byte[] reply = a.requestOnCallerThread(bOfA, new byte[]{2, (byte) i}, TIMEOUT);
+            byte[] reply = a.requestOverLane(bOfA, new byte[]{2, (byte) i}, TIMEOUT);
             if (reply != null) {
                 overTheLane++;
             } else {
@@ -89,7 +89,7 @@ class LaneAfterMergeTest {
 
     private static byte[] exchange(JGroupsTransport from, Member to, int attempts) throws Exception {
         for (int i = 0; i < attempts; i++) {
-            byte[] reply = from.requestOnCallerThread(to, new byte[]{9}, TIMEOUT);
+            byte[] reply = from.requestOverLane(to, new byte[]{9}, TIMEOUT);
             if (reply != null) {
                 return reply;
             }

@@ -8,16 +8,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
 
 /** Records what a transport delivers; answers requests with a configurable handler (echo by default). */
-final class RecordingReceiver implements MessageReceiver {
+public final class RecordingReceiver implements MessageReceiver {
 
-    record Received(Member sender, byte[] message) {
+    public record Received(Member sender, byte[] message) {
     }
 
-    final List<Received> messages = new CopyOnWriteArrayList<>();
-    final List<List<Member>> views = new CopyOnWriteArrayList<>();
+    public final List<Received> messages = new CopyOnWriteArrayList<>();
+    public final List<List<Member>> views = new CopyOnWriteArrayList<>();
     private volatile BiFunction<Member, byte[], byte[]> handler = (sender, message) -> message;
 
-    RecordingReceiver answering(BiFunction<Member, byte[], byte[]> handler) {
+    public RecordingReceiver answering(BiFunction<Member, byte[], byte[]> handler) {
         this.handler = handler;
         return this;
     }
@@ -33,7 +33,7 @@ final class RecordingReceiver implements MessageReceiver {
         views.add(List.copyOf(members));
     }
 
-    List<Member> lastView() {
+    public List<Member> lastView() {
         return views.isEmpty() ? List.of() : views.get(views.size() - 1);
     }
 }

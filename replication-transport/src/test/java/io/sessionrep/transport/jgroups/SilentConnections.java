@@ -10,19 +10,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * An outsider that knows nothing of the cluster: opens TCP connections to a port and holds them open without sending a
  * byte, at a steady rate on its own thread and in bursts on the caller's. {@link #close} closes them all.
  */
-final class SilentConnections implements AutoCloseable {
+public final class SilentConnections implements AutoCloseable {
 
     private final InetSocketAddress target;
     private final List<Socket> opened = new CopyOnWriteArrayList<>();
     private volatile Thread steady;
     private volatile boolean closed;
 
-    SilentConnections(String host, int port) {
+    public SilentConnections(String host, int port) {
         this.target = new InetSocketAddress(host, port);
     }
 
     /** Opens {@code perSecond} connections a second from now on, until {@link #stop} or {@link #close}. */
-    SilentConnections steady(int perSecond) {
+    public SilentConnections steady(int perSecond) {
         long pauseMillis = 1_000L / perSecond;
         Thread thread = new Thread(() -> {
             while (!closed && !Thread.currentThread().isInterrupted()) {
@@ -41,7 +41,7 @@ final class SilentConnections implements AutoCloseable {
     }
 
     /** Stops opening connections; those open stay open. */
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         Thread thread = steady;
         if (thread != null) {
             thread.interrupt();
@@ -50,7 +50,7 @@ final class SilentConnections implements AutoCloseable {
     }
 
     /** Opens {@code count} connections now, one after the other; stops at the first that does not connect. */
-    void burst(int count) {
+    public void burst(int count) {
         for (int i = 0; i < count && !closed; i++) {
             if (!open()) {
                 return;
@@ -59,7 +59,7 @@ final class SilentConnections implements AutoCloseable {
     }
 
     /** The connections opened so far (connected; none was ever written to), oldest first. */
-    List<Socket> opened() {
+    public List<Socket> opened() {
         return List.copyOf(opened);
     }
 

@@ -10,17 +10,17 @@ import java.util.concurrent.TimeUnit;
  * Key stores for TLS tests, made with the JDK's keytool in a temporary directory: one self-signed EC key
  * pair per node ({@code <name>.p12}) and trust stores holding chosen nodes' certificates.
  */
-final class TestCertificates {
-    static final String PASSWORD = "test-store-password";
+public final class TestCertificates {
+    public static final String PASSWORD = "test-store-password";
 
     private final Path dir;
 
-    TestCertificates(Path dir) {
+    public TestCertificates(Path dir) {
         this.dir = dir;
     }
 
     /** {@code <name>.p12}: a new key pair and self-signed certificate for CN=name, valid 2 days. */
-    Path keystore(String name) throws Exception {
+    public Path keystore(String name) throws Exception {
         Path store = dir.resolve(name + ".p12");
         keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + name,
                 "-validity", "2", "-storetype", "pkcs12", "-keystore", store.toString(), "-storepass", PASSWORD);
@@ -30,7 +30,7 @@ final class TestCertificates {
     }
 
     /** {@code <storeName>.p12}: a trust store holding the certificates of the given (already created) nodes. */
-    Path truststore(String storeName, String... trusted) throws Exception {
+    public Path truststore(String storeName, String... trusted) throws Exception {
         Path store = dir.resolve(storeName + ".p12");
         for (String name : trusted) {
             keytool("-importcert", "-noprompt", "-alias", name, "-file", dir.resolve(name + ".cer").toString(),

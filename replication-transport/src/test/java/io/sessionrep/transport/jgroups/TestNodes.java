@@ -10,21 +10,21 @@ import java.util.List;
 import java.util.UUID;
 
 /** Builds configurations for test nodes on 127.0.0.1 and keeps track of the transports to close. */
-final class TestNodes implements AutoCloseable {
+public final class TestNodes implements AutoCloseable {
 
-    static final String LOOPBACK = "127.0.0.1";
+    public static final String LOOPBACK = "127.0.0.1";
     /** FD_SOCK2 listens at the transport port + 100 (+ up to 3): test ports keep that range free too. */
 
-    final String clusterName = "test-" + UUID.randomUUID();
+    public final String clusterName = "test-" + UUID.randomUUID();
     private final List<JGroupsTransport> transports = new ArrayList<>();
 
     /** A static-discovery configuration: {@code node-name = name}, machine {@code name + "-host"}. */
-    ReplicationConfig staticNode(String name, int port, int... peerPorts) {
+    public ReplicationConfig staticNode(String name, int port, int... peerPorts) {
         return staticNodeOptions(name, port, peerPorts).build();
     }
 
     /** {@link #staticNode}'s options, for a test that sets more of them. */
-    ReplicationConfig.Builder staticNodeOptions(String name, int port, int... peerPorts) {
+    public ReplicationConfig.Builder staticNodeOptions(String name, int port, int... peerPorts) {
         List<HostPort> peers = new ArrayList<>();
         for (int peer : peerPorts) {
             peers.add(new HostPort(LOOPBACK, peer));
@@ -33,27 +33,27 @@ final class TestNodes implements AutoCloseable {
                 .discovery(DiscoveryMode.STATIC).bindAddress(LOOPBACK).bindPort(port).peers(peers);
     }
 
-    JGroupsTransport start(ReplicationConfig config, io.sessionrep.core.transport.MessageReceiver receiver) {
+    public JGroupsTransport start(ReplicationConfig config, io.sessionrep.core.transport.MessageReceiver receiver) {
         JGroupsTransport transport = track(new JGroupsTransport(config));
         transport.start(receiver);
         return transport;
     }
 
-    record Pair(JGroupsTransport a, JGroupsTransport b) {
+    public record Pair(JGroupsTransport a, JGroupsTransport b) {
     }
 
     /** The member of {@code t}'s view that is not {@code t} (in a pair: the other node). */
-    static io.sessionrep.core.transport.Member other(JGroupsTransport t) {
+    public static io.sessionrep.core.transport.Member other(JGroupsTransport t) {
         return t.members().stream().filter(m -> !m.equals(t.localMember())).findFirst().orElseThrow();
     }
 
     /** Two static nodes "a" and "b" on free ports that list each other, started and seeing each other. */
-    Pair startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
+    public Pair startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
         return startPair(onA, onB, config -> config);
     }
 
     /** As {@link #startPair(RecordingReceiver, RecordingReceiver)}, each node's configuration changed by {@code configure}. */
-    Pair startPair(RecordingReceiver onA, RecordingReceiver onB, java.util.function.UnaryOperator<ReplicationConfig> configure)
+    public Pair startPair(RecordingReceiver onA, RecordingReceiver onB, java.util.function.UnaryOperator<ReplicationConfig> configure)
             throws IOException {
         int[] ports = freePorts(2);
         JGroupsTransport a = start(configure.apply(staticNode("a", ports[0], ports[1])), onA);
@@ -67,12 +67,12 @@ final class TestNodes implements AutoCloseable {
      * Whether a lane closed {@code s}: the end of its stream, or a reset when it closed with bytes of ours unread (a TLS
      * lane may send an alert first, which is read past).
      */
-    static boolean closedByTheLane(java.net.Socket s) {
+    public static boolean closedByTheLane(java.net.Socket s) {
         return closedByTheLane(s, java.time.Duration.ofSeconds(5));
     }
 
     /** As {@link #closedByTheLane(java.net.Socket)}, waiting at most {@code within}. */
-    static boolean closedByTheLane(java.net.Socket s, java.time.Duration within) {
+    public static boolean closedByTheLane(java.net.Socket s, java.time.Duration within) {
         try {
             s.setSoTimeout((int) within.toMillis());
             java.io.InputStream in = s.getInputStream();
@@ -89,12 +89,12 @@ final class TestNodes implements AutoCloseable {
         }
     }
 
-    JGroupsTransport track(JGroupsTransport transport) {
+    public JGroupsTransport track(JGroupsTransport transport) {
         transports.add(transport);
         return transport;
     }
 
-    List<JGroupsTransport> started() {
+    public List<JGroupsTransport> started() {
         return List.copyOf(transports);
     }
 
@@ -106,7 +106,7 @@ final class TestNodes implements AutoCloseable {
     }
 
     /** {@code count} distinct ports that are free now, each with its failure-detection port free too. */
-    static int[] freePorts(int count) throws IOException {
+    public static int[] freePorts(int count) throws IOException {
         return io.sessionrep.testsupport.FreePorts.onLoopback(count);
     }
 }

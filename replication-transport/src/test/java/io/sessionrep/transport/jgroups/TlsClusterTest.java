@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * certificate the others do not trust cannot join, and hears nothing.
  */
 @Timeout(120)
-class TlsClusterTest {
+public class TlsClusterTest {
     @TempDir
     static Path dir;
     private static Path trust;
@@ -46,7 +46,7 @@ class TlsClusterTest {
         trust = certificates.truststore("trust", "a", "b", "c");
     }
 
-    static ReplicationConfig.Builder withTls(ReplicationConfig base, Path keystore, Path truststore) {
+    public static ReplicationConfig.Builder withTls(ReplicationConfig base, Path keystore, Path truststore) {
         return ReplicationConfig.builder().nodeName(base.nodeName()).machineId(base.machineId())
                 .clusterName(base.clusterName()).bindAddress(base.bindAddress()).bindPort(base.bindPort())
                 .peers(base.peers()).tlsKeystore(keystore.toString()).tlsKeystorePassword(TestCertificates.PASSWORD)

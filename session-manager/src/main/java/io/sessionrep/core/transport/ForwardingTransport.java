@@ -48,7 +48,7 @@ public class ForwardingTransport implements ReplicationTransport {
 
     /**
      * Each message through {@link #send}, so that a subclass that changes {@code send} sees every one; one that
-     * keeps the delegate's batch path overrides this.
+     * keeps the delegate's own batching overrides this.
      */
     @Override
     public void sendAll(List<Outbound> messages) {
@@ -60,17 +60,24 @@ public class ForwardingTransport implements ReplicationTransport {
         return delegate.request(target, message, timeout);
     }
 
+    /**
+     * Through {@link #request}, so that a subclass that changes {@code request} sees it; one that keeps the
+     * delegate's own way of carrying it overrides this.
+     */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
-            throws TransportException, java.util.concurrent.TimeoutException {
-        return delegate.requestOnCallerThread(target, message, timeout, noLongerNeeded);
+    public CompletableFuture<byte[]> requestInline(Member target, byte[] message, Duration timeout,
+                                                   java.util.concurrent.CompletionStage<?> noLongerNeeded) {
+        return ReplicationTransport.super.requestInline(target, message, timeout, noLongerNeeded);
     }
 
+    /**
+     * Through {@link #send}, so that a subclass that changes {@code send} sees it; one that keeps the delegate's own
+     * way of carrying it overrides this.
+     */
     @Override
-    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
-            throws TransportException, java.util.concurrent.TimeoutException {
-        return delegate.sendOnCallerThread(target, message, timeout);
+    public void sendAndAwaitHandled(Member target, byte[] message, Duration timeout)
+            throws java.util.concurrent.TimeoutException {
+        ReplicationTransport.super.sendAndAwaitHandled(target, message, timeout);
     }
 
     @Override

@@ -47,10 +47,9 @@ public interface ReplicationTransport extends AutoCloseable {
     }
 
     /**
-     * One-way messages, each as {@link #send} would send it, in list order per member. A transport with a path
-     * of its own to a member may carry that member's messages together, on the calling thread, and wait (a bounded
-     * time) until the member has handled them, instead of handing them to other threads: the async sender, a
-     * thread of its own, sends its batches here. Request threads use {@link #send}.
+     * One-way messages, each as {@link #send} sends it, in list order per member. The caller is a thread of its own
+     * (the async sender) that may wait: the transport may carry the messages on it and return once they are on
+     * their way or handled, at most a bounded time later. By default each goes through {@link #send}.
      */
     default void sendAll(List<Outbound> messages) {
         for (Outbound m : messages) {
@@ -65,54 +64,34 @@ public interface ReplicationTransport extends AutoCloseable {
     CompletableFuture<byte[]> request(Member target, byte[] message, Duration timeout);
 
     /**
-     * A request whose reply the calling thread waits for itself, over a path of the transport's own beside the
-     * one {@link #request} takes, when it has one to {@code target} (one write and one read on this thread, no
-     * hand-off): sync request ends use it. The target handles it after everything this node sent it before the
-     * call (so FIFO holds for this thread's messages), possibly beside messages other threads send meanwhile.
+     * A request whose reply the calling thread waits for next (a sync request end's update): as {@link #request},
+     * except that the transport may carry it on the calling thread, which then returns with the future complete.
+     * The target handles it after everything this node sent it before the call. It may handle it more than once (a
+     * transport sends it again when a route fails after writing it), so only idempotent messages go this way. By
+     * default it is {@link #request}.
      *
-     * @return the reply, or null when there is no such path to {@code target} now: nothing was sent, the caller
-     *         uses {@link #request}
-     * @throws TransportException the path failed after the request was written: the target may have handled it or
-     *                            not (sending it again over {@link #request} must be safe for the caller)
-     * @throws java.util.concurrent.TimeoutException no reply within {@code timeout}
+     * @param noLongerNeeded null, or a stage that completes once the reply no longer decides anything for the caller
+     *                       (another member answered first): a transport that holds the calling thread for the reply
+     *                       then waits only a short grace more before it lets the thread go (the future still
+     *                       completes later, with the reply or a failure)
      */
-    default byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout)
-            throws TransportException, java.util.concurrent.TimeoutException {
-        return requestOnCallerThread(target, message, timeout, null);
+    default CompletableFuture<byte[]> requestInline(Member target, byte[] message, Duration timeout,
+                                                    java.util.concurrent.CompletionStage<?> noLongerNeeded) {
+        return request(target, message, timeout);
     }
 
     /**
-     * As {@link #requestOnCallerThread(Member, byte[], Duration)}, for a caller that may stop needing the reply
-     * before it comes: a sync request end whose other backups were asked too, one of which may store the update
-     * first. Implementations override this one.
+     * A one-way message, delivered as {@link #send} delivers it, that the caller would rather see handled before it
+     * goes on (sync-mode invalidations): the transport may hold the calling thread, at most {@code timeout}, until
+     * the target has handled it, after everything this node sent it before. The target may handle it more than once,
+     * so only idempotent messages go this way. By default it is {@link #send}, which waits for nothing.
      *
-     * @param noLongerNeeded null, or a stage that completes once the reply is no longer needed: the transport then
-     *                       waits a short grace more for a reply already on its way and gives up
-     *                       ({@link java.util.concurrent.TimeoutException}), instead of waiting out {@code timeout}
-     *                       for a target that hangs (the caller sends the request again over {@link #request},
-     *                       as after a time-out)
+     * @throws java.util.concurrent.TimeoutException not seen handled within {@code timeout}; the message is
+     *                                               still delivered as {@link #send} delivers it
      */
-    default byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                         java.util.concurrent.CompletionStage<?> noLongerNeeded)
-            throws TransportException, java.util.concurrent.TimeoutException {
-        return null;
-    }
-
-    /**
-     * A one-way message that the calling thread sees handled: over the same path as {@link #requestOnCallerThread},
-     * when the transport has one to {@code target}, waiting until the target has handled it (after everything this
-     * node sent it before the call). Sync-mode invalidations use it, so that they leave nothing behind them in the
-     * channel for the next request to wait on.
-     *
-     * @return true once the target has handled it; false when there is no such path to {@code target} now: nothing
-     *         was sent, the caller uses {@link #send}
-     * @throws TransportException the path failed after the message was written: the target may have handled it or
-     *                            not (sending it again with {@link #send} must be safe for the caller)
-     * @throws java.util.concurrent.TimeoutException not handled within {@code timeout} (handled or not)
-     */
-    default boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
-            throws TransportException, java.util.concurrent.TimeoutException {
-        return false;
+    default void sendAndAwaitHandled(Member target, byte[] message, Duration timeout)
+            throws java.util.concurrent.TimeoutException {
+        send(target, message);
     }
 
     /** One-way message to every other member. */

@@ -31,9 +31,9 @@ class SyncAppliedWinsOverDepartureTest extends SessionReplicatorContract {
     }
 
     /**
-     * a's requests to c fail as a departure (c stays in the view). a's update to its first backup, b, meant for a
-     * direct path, is answered on the request thread ({@code DroppingTransport}, which wraps every contract node's
-     * transport, requests it so when the in-memory transport has no such path), so that b's acknowledgement is
+     * a's requests to c fail as a departure (c stays in the view). a's update to its first backup, b, a request
+     * inline, is answered on the request thread ({@code DroppingTransport}, which wraps every contract node's
+     * transport, waits for its reply there as the JGroups transport's lane does), so that b's acknowledgement is
      * complete when the request waits.
      */
     private static ContractNetwork cDepartsForA() {

@@ -32,31 +32,31 @@ final class DelayedTransport extends ForwardingTransport {
     }
 
     /**
-     * The data lane bypasses the channel and its delay: the round trip pays it here, twice, before the exchange
-     * (on the request thread, which waits for the acknowledgement anyway).
+     * The data lane bypasses the channel and its delay: the round trip pays it here, twice, before the request
+     * (on the request thread, which waits for the acknowledgement anyway). Over the channel (no lane) it pays the
+     * channel's delay on top, as it did when the core took the channel itself.
      */
     @Override
-    public byte[] requestOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout,
-                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
-            throws java.util.concurrent.TimeoutException {
-        return roundTripDelayed() ? super.requestOnCallerThread(target, message, timeout, noLongerNeeded) : null;
+    public java.util.concurrent.CompletableFuture<byte[]> requestInline(io.sessionrep.core.transport.Member target,
+            byte[] message, Duration timeout, java.util.concurrent.CompletionStage<?> noLongerNeeded) {
+        roundTripDelayed();
+        return delegate.requestInline(target, message, timeout, noLongerNeeded);
     }
 
-    /** The same for a one-way message sent over the lane (a sync-mode invalidation). */
+    /** The same for a one-way message the caller waits to see handled (a sync-mode invalidation). */
     @Override
-    public boolean sendOnCallerThread(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
+    public void sendAndAwaitHandled(io.sessionrep.core.transport.Member target, byte[] message, Duration timeout)
             throws java.util.concurrent.TimeoutException {
-        return roundTripDelayed() && super.sendOnCallerThread(target, message, timeout);
+        roundTripDelayed();
+        delegate.sendAndAwaitHandled(target, message, timeout);
     }
 
-    /** Sleeps the round trip's delay; false when interrupted (the caller then takes the channel). */
-    private boolean roundTripDelayed() {
+    /** Sleeps the round trip's delay (less when interrupted). */
+    private void roundTripDelayed() {
         try {
             Thread.sleep(2 * delay.toMillis());
-            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
         }
     }
 

@@ -86,27 +86,20 @@ public final class CountingTransport extends ForwardingTransport {
         return super.request(target, message, timeout);
     }
 
-    /** Counted as a request; a delegate without a direct path returns null and the caller uses {@link #request}. */
+    /** Counted as a request; carried as the delegate carries it. */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
-            throws java.util.concurrent.TimeoutException {
-        byte[] reply = super.requestOnCallerThread(target, message, timeout, noLongerNeeded);
-        if (reply != null) {
-            count(message, 1);
-        }
-        return reply;
+    public CompletableFuture<byte[]> requestInline(Member target, byte[] message, Duration timeout,
+                                                   java.util.concurrent.CompletionStage<?> noLongerNeeded) {
+        count(message, 1);
+        return delegate().requestInline(target, message, timeout, noLongerNeeded);
     }
 
-    /** Counted when sent here; a delegate without a direct path returns false and the caller uses {@link #send}. */
+    /** Counted as a one-way message; carried as the delegate carries it. */
     @Override
-    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
+    public void sendAndAwaitHandled(Member target, byte[] message, Duration timeout)
             throws java.util.concurrent.TimeoutException {
-        boolean sent = super.sendOnCallerThread(target, message, timeout);
-        if (sent) {
-            count(message, 1);
-        }
-        return sent;
+        count(message, 1);
+        delegate().sendAndAwaitHandled(target, message, timeout);
     }
 
     @Override

@@ -16,6 +16,12 @@ import java.util.function.BiPredicate;
 public final class DroppingTransport extends ForwardingTransport {
     private volatile BiPredicate<Member, byte[]> drop = (target, bytes) -> false;
 
+    /**
+     * How long a request inline still waits for a reply on its way once it is no longer needed: the JGroups lane's
+     * grace (50 ms), and more, so that an in-memory reply on a loaded machine is in.
+     */
+    static final Duration NO_LONGER_NEEDED_GRACE = Duration.ofMillis(250);
+
     public DroppingTransport(ReplicationTransport delegate) {
         super(delegate);
     }
@@ -52,55 +58,50 @@ public final class DroppingTransport extends ForwardingTransport {
     }
 
     /**
-     * The filter sees each message once, whichever path it takes: a dropped one is never answered (the caller
-     * waits {@code timeout}, as for a dropped {@link #request}, or until {@code noLongerNeeded} completes, as the
-     * JGroups transport gives up a lane exchange then); one the delegate has no direct path for is requested here
-     * over {@link #request}'s path, without asking the filter again.
+     * A dropped one is lost on the first try, as a lost exchange on the JGroups transport's data lane: the caller
+     * waits {@code timeout} for it (or until {@code noLongerNeeded} completes, as that transport gives up an exchange
+     * then), and then it goes again through {@link #request}, as that transport sends it again over its channel (the
+     * filter sees that try too: a link that loses everything loses it as well). A kept one is carried as the
+     * delegate carries it, and the caller waits for its reply here (at most {@code timeout}, and at most
+     * {@link #NO_LONGER_NEEDED_GRACE} more once {@code noLongerNeeded} completes), as it does on the JGroups
+     * transport's lane: over a delegate that has no such path (in memory) the reply is then in when the caller looks,
+     * as it is there.
      */
     @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                        java.util.concurrent.CompletionStage<?> noLongerNeeded)
-            throws java.util.concurrent.TimeoutException {
+    public CompletableFuture<byte[]> requestInline(Member target, byte[] message, Duration timeout,
+                                                   java.util.concurrent.CompletionStage<?> noLongerNeeded) {
+        CompletableFuture<?> givenUp = noLongerNeeded == null ? new CompletableFuture<>() : noLongerNeeded.toCompletableFuture();
         if (drop.test(target, message)) {
-            CompletableFuture<?> givenUp = noLongerNeeded == null ? new CompletableFuture<>() : noLongerNeeded.toCompletableFuture();
-            try {
-                givenUp.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                // the whole time-out waited: dropped
-            }
-            throw new java.util.concurrent.TimeoutException("dropped by the test");
+            waitFor(givenUp, timeout);
+            return request(target, message, timeout);
         }
-        byte[] reply = super.requestOnCallerThread(target, message, timeout, noLongerNeeded);
-        if (reply != null) {
-            return reply;
-        }
+        CompletableFuture<byte[]> reply = delegate().requestInline(target, message, timeout, noLongerNeeded);
+        waitFor(CompletableFuture.anyOf(reply, givenUp), timeout);
+        waitFor(reply, NO_LONGER_NEEDED_GRACE); // a reply on its way still comes in
+        return reply;
+    }
+
+    /** Waits until {@code done} completes, at most {@code timeout}. */
+    private static void waitFor(CompletableFuture<?> done, Duration timeout) {
         try {
-            return super.request(target, message, timeout).get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof java.util.concurrent.TimeoutException timedOut) {
-                throw timedOut;
-            }
-            throw new io.sessionrep.core.transport.TransportException("request failed: " + e.getCause(), e.getCause());
+            done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new io.sessionrep.core.transport.TransportException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // failed, or the whole time-out waited: the future tells
         }
     }
 
     /**
-     * The filter sees each message once, whichever path it takes: a dropped one is lost as {@link #send} loses it
-     * (its sender learns nothing of it: reported handled); one the delegate has no direct path for is sent here
-     * over {@link #send}'s path, without asking the filter again.
+     * The filter sees each message once: a dropped one is lost as {@link #send} loses it (its sender learns nothing
+     * of it); a kept one is carried as the delegate carries it.
      */
     @Override
-    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout)
+    public void sendAndAwaitHandled(Member target, byte[] message, Duration timeout)
             throws java.util.concurrent.TimeoutException {
-        if (!drop.test(target, message) && !super.sendOnCallerThread(target, message, timeout)) {
-            super.send(target, message);
+        if (!drop.test(target, message)) {
+            delegate().sendAndAwaitHandled(target, message, timeout);
         }
-        return true;
     }
 
     @Override

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A slow network for requests (the messages sync replication waits on): each one leaves {@code delay}
  * late. Makes "the backup holds the update when the response arrives" deterministic: without a wait for
- * the acknowledgement before the response, the response would win by the whole delay.
+ * the acknowledgement before the response, the response would win by the whole delay. Requests the caller
+ * waits for inline take {@link #request} and its delay too ({@link ForwardingTransport#requestInline}).
  */
 public final class SlowRequests extends ForwardingTransport {
     private final Executor later;
@@ -20,19 +21,6 @@ public final class SlowRequests extends ForwardingTransport {
     public SlowRequests(ReplicationTransport network, Duration delay) {
         super(network);
         this.later = CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    /** No direct path: every request takes {@link #request} and its delay. */
-    @Override
-    public byte[] requestOnCallerThread(Member target, byte[] message, Duration timeout,
-                                        java.util.concurrent.CompletionStage<?> noLongerNeeded) {
-        return null;
-    }
-
-    /** Nor for one-way messages. */
-    @Override
-    public boolean sendOnCallerThread(Member target, byte[] message, Duration timeout) {
-        return false;
     }
 
     @Override

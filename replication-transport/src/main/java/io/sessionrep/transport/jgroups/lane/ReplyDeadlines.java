@@ -1,4 +1,4 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import java.net.Socket;
 import java.util.Set;

@@ -1,6 +1,6 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
-import io.sessionrep.transport.jgroups.LaneFrames.Hello;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Hello;
 
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;

@@ -1,4 +1,8 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
+
+import io.sessionrep.transport.jgroups.TestNodes;
+import io.sessionrep.transport.jgroups.RecordingReceiver;
+import io.sessionrep.transport.jgroups.LaneHooks;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport.Outbound;
@@ -85,7 +89,7 @@ class LaneFloodTest {
                 byte[] sync = numbered(SYNC, i);
                 byte[] reply;
                 try {
-                    reply = p.a().requestOnCallerThread(b, sync, TIMEOUT);
+                    reply = LaneHooks.requestOverLane(p.a(), b, sync, TIMEOUT);
                 } catch (TimeoutException e) {
                     reply = null; // as a sync request end does: it is sent over the channel too
                 }

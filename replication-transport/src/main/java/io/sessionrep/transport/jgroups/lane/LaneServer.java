@@ -1,10 +1,10 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.MessageReceiver;
-import io.sessionrep.transport.jgroups.LaneFrames.Hello;
-import io.sessionrep.transport.jgroups.LaneFrames.MalformedLaneFrame;
-import io.sessionrep.transport.jgroups.LaneFrames.Request;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Hello;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.MalformedLaneFrame;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Request;
 import io.sessionrep.core.WarningInterval;
 import org.jgroups.Address;
 
@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLServerSocket;
@@ -41,7 +40,7 @@ import javax.net.ssl.SSLServerSocket;
  * thread on the receiver, and every protocol of the stack.
  *
  * <p>A connection from an address that is not the host of a member of this node's view ({@code admitted}) is closed
- * as it is accepted, before a thread or a buffer is spent on it, and counted ({@link TransportCounters#laneRefused()});
+ * as it is accepted, before a thread or a buffer is spent on it, and counted ({@link DataLane.Counts#countLaneRefused()});
  * members on one host share its address, and so do outsiders on it, for whom the bounds below apply.
  *
  * <p>Bounds: at most {@link #MAX_CONNECTIONS} connections past their hello at once (more are closed); at most
@@ -51,7 +50,7 @@ import javax.net.ssl.SSLServerSocket;
  * connection must say hello within {@link #HELLO_TIMEOUT_MILLIS} and is closed after {@link #IDLE_TIMEOUT_MILLIS}
  * without a request (by a {@link SilentConnectionReaper}: the reads themselves wait without a socket time-out); a hello from an address that is not a member of this node's view, a frame longer than the lane
  * carries, or one that does not open ({@code cluster-key}) or parse closes the connection and is counted
- * ({@link TransportCounters#laneRefused()}). The wait for the channel is bounded by what the request allows
+ * ({@link DataLane.Counts#countLaneRefused()}). The wait for the channel is bounded by what the request allows
  * (half the client's sync-timeout; {@link LaneClient#ONE_WAYS_CHANNEL_WAIT_MILLIS} for a batch); a request not handled then is answered {@link LaneFrames#NOT_HANDLED} and
  * the client sends it over the channel.
  *
@@ -75,11 +74,10 @@ final class LaneServer implements AutoCloseable {
     private final ServerSocket server;
     private final LaneFrames frames;
     private final MessageReceiver receiver;
-    private final Supplier<Membership> membership;
-    private final Supplier<Address> self;
+    private final DataLane.Host host;
     private final Predicate<InetAddress> admitted;
     private final HandledPositions handledPositions;
-    private final TransportCounters counters;
+    private final DataLane.Counts counters;
     private final String localName;
     private final AtomicInteger connections = new AtomicInteger(); // past their hello
     private final AtomicInteger accepted = new AtomicInteger();
@@ -94,13 +92,12 @@ final class LaneServer implements AutoCloseable {
      * @param admitted whether a connection from this address may be read from: the host of a member of the view
      */
     LaneServer(InetAddress bind, int port, SSLContext tls, LaneFrames frames, MessageReceiver receiver,
-               Supplier<Membership> membership, Supplier<Address> self, Predicate<InetAddress> admitted,
-               HandledPositions handledPositions, TransportCounters counters, String localName) throws IOException {
+               DataLane.Host host, Predicate<InetAddress> admitted,
+               HandledPositions handledPositions, DataLane.Counts counters, String localName) throws IOException {
         this.server = tls == null ? new ServerSocket(port, ACCEPT_BACKLOG, bind) : tlsServerSocket(tls, port, bind);
         this.frames = frames;
         this.receiver = receiver;
-        this.membership = membership;
-        this.self = self;
+        this.host = host;
         this.admitted = admitted;
         this.handledPositions = handledPositions;
         this.counters = counters;
@@ -194,7 +191,7 @@ final class LaneServer implements AutoCloseable {
             while (!closed) {
                 Request request = frames.readRequest(in, link);
                 watched.heard();
-                Member member = membership.get().memberAt(sender);
+                Member member = host.memberAt(sender);
                 if (member == null) {
                     return; // left the view: its requests are refused (it gets no reply and times out or falls back)
                 }
@@ -276,12 +273,12 @@ final class LaneServer implements AutoCloseable {
 
     /** The member the hello names, if it is one other than this node and the hello is meant for this node; else null. */
     private Address memberAddress(Hello hello) {
-        Address me = self.get();
+        Address me = host.self();
         if (me == null || !Hello.names(me, hello.serverHigh(), hello.serverLow())
                 || Hello.names(me, hello.clientHigh(), hello.clientLow())) {
             return null;
         }
-        for (Address a : membership.get().addresses()) {
+        for (Address a : host.members()) {
             if (Hello.names(a, hello.clientHigh(), hello.clientLow())) {
                 return a;
             }

@@ -1,4 +1,8 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
+
+import io.sessionrep.transport.jgroups.TestNodes;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
+import io.sessionrep.transport.jgroups.LaneHooks;
 
 import org.jgroups.Address;
 
@@ -45,11 +49,11 @@ final class LaneRelay implements AutoCloseable {
     /** A relay through which {@code from}'s lane client reaches {@code to}'s lane from now on. */
     static LaneRelay between(JGroupsTransport from, JGroupsTransport to, Tamper toServer, Tamper toClient) throws Exception {
         LaneRelay relay = new LaneRelay(new InetSocketAddress(TestNodes.LOOPBACK, to.dataLanePort()), toServer, toClient);
-        Address member = WireTap.channel(to).getAddress();
-        Field f = JGroupsTransport.class.getDeclaredField("laneEndpoints");
+        Address member = LaneHooks.address(to);
+        Field f = DataLane.class.getDeclaredField("endpoints");
         f.setAccessible(true);
         @SuppressWarnings("unchecked")
-        Map<Address, LaneClient.Endpoint> endpoints = (Map<Address, LaneClient.Endpoint>) f.get(from);
+        Map<Address, LaneClient.Endpoint> endpoints = (Map<Address, LaneClient.Endpoint>) f.get(LaneHooks.lane(from));
         endpoints.put(member, new LaneClient.Endpoint(member,
                 new InetSocketAddress(TestNodes.LOOPBACK, relay.server.getLocalPort())));
         return relay;

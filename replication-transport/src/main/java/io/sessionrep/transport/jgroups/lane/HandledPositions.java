@@ -1,4 +1,4 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import org.jgroups.Address;
 
@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How far this node has handled (delivered or refused) each member's channel messages (one-way, requests, barriers:
- * what its {@link OutboundQueues} count as sent to this node): the furthest {@link ChannelPosition} among them. The
+ * what its {@code OutboundQueues} count as sent to this node): the furthest {@link ChannelPosition} among them. The
  * data lane waits here until a request's sender has had everything it sent before that request handled
  * ({@link LaneServer}). Taking the position from the messages, rather than counting them here, keeps the two sides
  * agreed when they saw a split differently (see {@link ChannelPosition}).

@@ -1,9 +1,9 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.sessionrep.transport.jgroups.LaneFrames.MalformedLaneFrame;
-import io.sessionrep.transport.jgroups.LaneFrames.Reply;
-import io.sessionrep.transport.jgroups.LaneFrames.Request;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.MalformedLaneFrame;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Reply;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Request;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -1,8 +1,8 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import io.sessionrep.core.transport.TransportException;
-import io.sessionrep.transport.jgroups.LaneFrames.MalformedLaneFrame;
-import io.sessionrep.transport.jgroups.LaneFrames.Reply;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.MalformedLaneFrame;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Reply;
 import org.jgroups.Address;
 
 import java.io.BufferedInputStream;
@@ -76,7 +76,7 @@ final class LaneClient implements AutoCloseable {
     }
 
     private final LaneFrames frames;
-    private final TransportCounters counters;
+    private final DataLane.Counts counters;
     private final Map<Address, Pool> pools = new ConcurrentHashMap<>();
     private final Set<OneWayPipe<?>> pipes = ConcurrentHashMap.newKeySet();
     private final ReplyDeadlines deadlines = new ReplyDeadlines("sessionrep-lane-deadlines");
@@ -91,7 +91,7 @@ final class LaneClient implements AutoCloseable {
      * @param tls the channel's TLS context ({@code tls-keystore}): this lane's connections are TLS too; null: plain
      * @param localAddress the address connections leave from, the one members admit them from; null: any
      */
-    LaneClient(LaneFrames frames, TransportCounters counters, SSLContext tls, InetAddress localAddress) {
+    LaneClient(LaneFrames frames, DataLane.Counts counters, SSLContext tls, InetAddress localAddress) {
         this.frames = frames;
         this.counters = counters;
         this.tls = tls;

@@ -1,9 +1,9 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import io.sessionrep.discovery.SealedBytes;
-import io.sessionrep.transport.jgroups.LaneFrames.Hello;
-import io.sessionrep.transport.jgroups.LaneFrames.MalformedLaneFrame;
-import io.sessionrep.transport.jgroups.LaneFrames.Request;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Hello;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.MalformedLaneFrame;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Request;
 import org.jgroups.Address;
 import org.jgroups.util.UUID;
 import org.junit.jupiter.api.Test;

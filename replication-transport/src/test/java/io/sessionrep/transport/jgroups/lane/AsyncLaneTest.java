@@ -1,4 +1,9 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
+
+import io.sessionrep.transport.jgroups.TestNodes;
+import io.sessionrep.transport.jgroups.RecordingReceiver;
+import io.sessionrep.transport.jgroups.LaneHooks;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
 
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.HostPort;
@@ -85,7 +90,7 @@ class AsyncLaneTest {
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
         assertTrue(p.b().dataLanePort() > 0, "an async node opens its lane too");
         Member b = TestNodes.other(p.a());
-        int room = p.a().laneRoom();
+        int room = LaneHooks.laneRoom(p.a());
         assertTrue(room >= 16 * 1024, "room " + room);
         List<Outbound> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) { // three to a frame; message 5 too large for one
@@ -105,7 +110,7 @@ class AsyncLaneTest {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB, b -> b.clusterKey("a cluster key of 16+ chars"));
         Member b = TestNodes.other(p.a());
-        int room = p.a().laneRoom();
+        int room = LaneHooks.laneRoom(p.a());
         List<Outbound> batch = new ArrayList<>();
         for (int i = 0; i < 9; i++) { // three to a frame, each message's bytes its own
             byte[] m = numbered(i, room / 3 - 16 - i);
@@ -192,7 +197,7 @@ class AsyncLaneTest {
         Member b = TestNodes.other(p.a());
         try {
             p.a().sendAll(List.of(new Outbound(b, numbered(0, 100)), new Outbound(b, numbered(1, 100))));
-            Thread.sleep(JGroupsTransport.ONE_WAYS_TIMEOUT.toMillis() + 200); // its answer is overdue
+            Thread.sleep(LaneHooks.ONE_WAYS_TIMEOUT.toMillis() + 200); // its answer is overdue
 
             long started = System.nanoTime();
             p.a().sendAll(List.of(new Outbound(b, numbered(2, 100))));
@@ -217,8 +222,8 @@ class AsyncLaneTest {
         CountDownLatch gone = new CountDownLatch(1);
         RecordingReceiver onB = heldOnFirstMessageUntil(gone); // the later frames wait in b's socket, beyond its reader's buffer, until the reset
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        org.jgroups.Address aAddress = p.a().channel().getAddress();
-        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        org.jgroups.Address aAddress = LaneHooks.address(p.a());
+        org.jgroups.Address bAddress = LaneHooks.address(p.b());
         LaneFrames frames = new LaneFrames(null);
         // as a primary killed with kill -9 right after writing three frames: its kernel resets the connection
         try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
@@ -241,8 +246,8 @@ class AsyncLaneTest {
     void aBatchFrameThatLiesAboutItsMessagesIsRefusedAndCounted() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = asyncPair(new RecordingReceiver(), onB);
-        org.jgroups.Address aAddress = p.a().channel().getAddress();
-        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        org.jgroups.Address aAddress = LaneHooks.address(p.a());
+        org.jgroups.Address bAddress = LaneHooks.address(p.b());
         try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) {
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
             new LaneFrames(null).writeHello(out, LaneLink.atClient(aAddress, bAddress));

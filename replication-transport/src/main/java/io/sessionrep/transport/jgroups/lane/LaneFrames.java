@@ -1,4 +1,4 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import io.sessionrep.discovery.SealedBytes;
 import org.jgroups.Address;
@@ -35,7 +35,7 @@ final class LaneFrames {
 
     static final int MAGIC = 0x53524C32; // "SRL2"
     /**
-     * The oldest wire protocol a member must state ({@link NodeIdentity#protocolsOf}) for this node to use its lane:
+     * The oldest wire protocol a member must state (in its address) for this node to use its lane:
      * builds of earlier protocols speak an earlier hello ("SRL1"), which this one refuses, and they refuse this one's.
      */
     static final int SINCE_PROTOCOL = 4;

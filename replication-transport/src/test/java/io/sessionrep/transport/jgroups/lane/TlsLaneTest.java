@@ -1,4 +1,10 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
+
+import io.sessionrep.transport.jgroups.TestNodes;
+import io.sessionrep.transport.jgroups.TlsClusterTest;
+import io.sessionrep.transport.jgroups.RecordingReceiver;
+import io.sessionrep.transport.jgroups.TestCertificates;
+import io.sessionrep.transport.jgroups.LaneHooks;
 
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport.Outbound;
@@ -75,7 +81,7 @@ class TlsLaneTest {
         assertTrue(p.b().dataLanePort() > 0, "a TLS node opens its lane");
         Member b = TestNodes.other(p.a());
 
-        byte[] reply = p.a().requestOnCallerThread(b, "sync 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
+        byte[] reply = LaneHooks.requestOverLane(p.a(), b, "sync 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
         assertArrayEquals("ack".getBytes(StandardCharsets.UTF_8), reply, "answered over the lane, not left to the channel");
 
         p.a().sendAll(List.of(new Outbound(b, "async 1".getBytes(StandardCharsets.UTF_8)),
@@ -95,14 +101,14 @@ class TlsLaneTest {
 
         p.a().sendAll(List.of(new Outbound(b, "before".getBytes(StandardCharsets.UTF_8))));
         await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 1);
-        int connections = p.b().laneConnectionsAccepted();
+        int connections = LaneHooks.laneConnectionsAccepted(p.b());
         Thread.sleep(1_000); // far longer than the handshake's time-out (the connect's, at most 200 ms)
         p.a().sendAll(List.of(new Outbound(b, "after".getBytes(StandardCharsets.UTF_8))));
         await().atMost(Duration.ofSeconds(10)).until(() -> onB.messages.size() == 2);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> p.a().counters().laneExchanges() == 2); // both batches
         assertEquals(0, p.a().counters().lanePauses(), "the pipe did not fail while quiet");
-        assertEquals(connections, p.b().laneConnectionsAccepted(), "the second batch took the same connection: no new handshake");
+        assertEquals(connections, LaneHooks.laneConnectionsAccepted(p.b()), "the second batch took the same connection: no new handshake");
     }
 
     @Test
@@ -121,7 +127,7 @@ class TlsLaneTest {
         try {
             long started = System.nanoTime();
             org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.TimeoutException.class,
-                    () -> p.a().requestOnCallerThread(b, new byte[]{1}, Duration.ofMillis(300)));
+                    () -> LaneHooks.requestOverLane(p.a(), b, new byte[]{1}, Duration.ofMillis(300)));
             long waited = (System.nanoTime() - started) / 1_000_000;
             assertTrue(waited >= 290 && waited < 5_000, "timed out after " + waited + " ms");
             assertEquals(1, p.a().counters().requestsTimedOut());
@@ -129,7 +135,7 @@ class TlsLaneTest {
             release.countDown();
         }
         long exchanged = p.a().counters().laneExchanges();
-        assertArrayEquals(new byte[]{2}, p.a().requestOnCallerThread(b, new byte[]{2}, TIMEOUT));
+        assertArrayEquals(new byte[]{2}, LaneHooks.requestOverLane(p.a(), b, new byte[]{2}, TIMEOUT));
         assertEquals(exchanged + 1, p.a().counters().laneExchanges(), "the next request took the lane again");
     }
 
@@ -137,8 +143,8 @@ class TlsLaneTest {
     void plainAndUntrustedConnectionsAreRefusedAndCounted() throws Exception {
         RecordingReceiver onB = new RecordingReceiver();
         TestNodes.Pair p = tlsPair(new RecordingReceiver(), onB);
-        org.jgroups.Address aAddress = p.a().channel().getAddress();
-        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        org.jgroups.Address aAddress = LaneHooks.address(p.a());
+        org.jgroups.Address bAddress = LaneHooks.address(p.b());
 
         try (Socket plain = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // a's true identity, no TLS
             writeHelloAndRequest(plain, aAddress, bAddress);
@@ -166,7 +172,7 @@ class TlsLaneTest {
         Thread.sleep(200);
         assertTrue(onB.messages.isEmpty(), "nothing of either reached b's core");
 
-        byte[] reply = p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, TIMEOUT);
+        byte[] reply = LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{1}, TIMEOUT);
         assertArrayEquals(new byte[]{1}, reply, "the lane still serves its member");
     }
 
@@ -180,7 +186,7 @@ class TlsLaneTest {
             long waited = (System.nanoTime() - started) / 1_000_000;
             assertTrue(waited >= LaneServer.HELLO_TIMEOUT_MILLIS - 100, "closed after " + waited + " ms");
         }
-        byte[] reply = p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{2}, TIMEOUT);
+        byte[] reply = LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{2}, TIMEOUT);
         assertArrayEquals(new byte[]{2}, reply, "the lane still serves its member");
     }
 

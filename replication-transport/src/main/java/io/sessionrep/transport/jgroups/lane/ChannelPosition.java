@@ -1,11 +1,11 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 /**
  * Where a node's channel messages to one destination stand, as one {@code long}: the stream they belong to (the
- * sender's {@link OutboundQueues} lane to that destination, numbered from 1 each time it is opened: at the first
+ * sender's {@code OutboundQueues} lane to that destination, numbered from 1 each time it is opened: at the first
  * message, and again after the destination left the sender's view and came back) in the high {@value #STREAM_BITS}
  * bits, and how many messages of that stream were sent, counted from 1, in the others. Every channel message carries
- * its own position ({@link WireFormat}); a lane request carries the position of the last channel message sent before
+ * its own position ({@code WireFormat}); a lane request carries the position of the last channel message sent before
  * it. Positions compare as unsigned numbers: a later stream is after every position of an earlier one.
  *
  * <p>Why a stream and not a count alone: each side resets its count when the other leaves its view, and the two sides

@@ -1,8 +1,8 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import io.sessionrep.discovery.SealedBytes;
-import io.sessionrep.transport.jgroups.LaneFrames.MalformedLaneFrame;
-import io.sessionrep.transport.jgroups.LaneFrames.Reply;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.MalformedLaneFrame;
+import io.sessionrep.transport.jgroups.lane.LaneFrames.Reply;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -26,7 +26,7 @@ import java.util.List;
  *
  * @param <T> what the owner keeps per message, handed back by {@link #settle} and {@link #abandon}
  */
-final class OneWayPipe<T> implements AutoCloseable {
+final class OneWayPipe<T> implements DataLane.OneWays<T> {
 
     private static final System.Logger LOG = System.getLogger(OneWayPipe.class.getName());
 
@@ -43,7 +43,7 @@ final class OneWayPipe<T> implements AutoCloseable {
 
     private final LaneClient.Connection connection;
     private final LaneFrames frames;
-    private final TransportCounters counters;
+    private final DataLane.Counts counters;
     private final int room;
     private final long timeoutNanos;
     private final Pause pause;
@@ -53,7 +53,7 @@ final class OneWayPipe<T> implements AutoCloseable {
     private String failure; // guarded by this; once set, nothing more is written
     private volatile long lastWriteMillis = System.currentTimeMillis();
 
-    OneWayPipe(LaneClient.Connection connection, LaneFrames frames, TransportCounters counters, int room,
+    OneWayPipe(LaneClient.Connection connection, LaneFrames frames, DataLane.Counts counters, int room,
                long timeoutMillis, Pause pause, Runnable onFailure, String threadName) {
         this.connection = connection;
         this.frames = frames;
@@ -76,7 +76,8 @@ final class OneWayPipe<T> implements AutoCloseable {
      * @param items what {@link #settle} hands back for these messages if the pipe fails before they are answered
      * @return false when the pipe had failed or fails while waiting for room: the frame was not taken
      */
-    boolean write(long sentBefore, List<byte[]> messages, int payloadLength, List<T> items) {
+    @Override
+    public boolean write(long sentBefore, List<byte[]> messages, int payloadLength, List<T> items) {
         int bytes = payloadLength + FRAME_OVERHEAD;
         long exchange;
         long started = System.nanoTime();
@@ -120,7 +121,8 @@ final class OneWayPipe<T> implements AutoCloseable {
      * @return the items of the frames not answered, in the order written, when the pipe failed (it is then done
      *         with: {@link #usable} is false); an empty list when all were answered
      */
-    List<T> settle() {
+    @Override
+    public List<T> settle() {
         long started = System.nanoTime();
         synchronized (this) {
             try {
@@ -142,7 +144,8 @@ final class OneWayPipe<T> implements AutoCloseable {
     }
 
     /** Closes the pipe and hands back the items of the frames not answered, in order (their fate is unknown). */
-    List<T> abandon() {
+    @Override
+    public List<T> abandon() {
         synchronized (this) {
             if (failure == null) {
                 failure = "closed";
@@ -168,7 +171,8 @@ final class OneWayPipe<T> implements AutoCloseable {
     }
 
     /** No frame waits for its answer (also once failed and {@link #settle}d). */
-    synchronized boolean idle() {
+    @Override
+    public synchronized boolean idle() {
         return unanswered.isEmpty();
     }
 
@@ -178,12 +182,14 @@ final class OneWayPipe<T> implements AutoCloseable {
     }
 
     /** Failed with frames not answered: the owner should {@link #settle} it. */
-    synchronized boolean needsSettling() {
+    @Override
+    public synchronized boolean needsSettling() {
         return failure != null && !unanswered.isEmpty();
     }
 
     /** Not failed, and written to recently enough that the member has not closed it as idle. */
-    synchronized boolean usable() {
+    @Override
+    public synchronized boolean usable() {
         return failure == null && System.currentTimeMillis() - lastWriteMillis < LaneClient.IDLE_MILLIS;
     }
 

@@ -1,4 +1,9 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
+
+import io.sessionrep.transport.jgroups.TestNodes;
+import io.sessionrep.transport.jgroups.RecordingReceiver;
+import io.sessionrep.transport.jgroups.LaneHooks;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
 
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.HostPort;
@@ -97,8 +102,8 @@ class LaneTamperingTest {
         });
         Member b = TestNodes.other(p.a());
 
-        assertArrayEquals(new byte[]{1}, p.a().requestOnCallerThread(b, new byte[]{1}, TIMEOUT));
-        assertThrows(TransportException.class, () -> p.a().requestOnCallerThread(b, new byte[]{2}, TIMEOUT),
+        assertArrayEquals(new byte[]{1}, LaneHooks.requestOverLane(p.a(), b, new byte[]{1}, TIMEOUT));
+        assertThrows(TransportException.class, () -> LaneHooks.requestOverLane(p.a(), b, new byte[]{2}, TIMEOUT),
                 "the answer to request 1 is not request 2's");
         assertEquals(1, p.a().counters().laneRefused());
         assertEquals(1, p.a().counters().laneExchanges());
@@ -117,9 +122,9 @@ class LaneTamperingTest {
         });
         Member b = TestNodes.other(p.a());
 
-        assertArrayEquals(new byte[]{1}, p.a().requestOnCallerThread(b, new byte[]{1}, TIMEOUT));
+        assertArrayEquals(new byte[]{1}, LaneHooks.requestOverLane(p.a(), b, new byte[]{1}, TIMEOUT));
         TransportException e = assertThrows(TransportException.class,
-                () -> p.a().requestOnCallerThread(b, new byte[]{2}, TIMEOUT));
+                () -> LaneHooks.requestOverLane(p.a(), b, new byte[]{2}, TIMEOUT));
         assertTrue(e.getMessage().contains("refused by cluster-key"), e.getMessage());
         assertEquals(1, p.a().counters().laneRefused());
     }
@@ -128,8 +133,8 @@ class LaneTamperingTest {
     void aConnectionFromTheAddressOfNoMemberIsClosedWithoutAThreadSpentOnIt() throws Exception {
         TestNodes.Pair p = pair(ReplicationMode.SYNC, new RecordingReceiver(), b -> b);
         Member b = TestNodes.other(p.a());
-        assertArrayEquals(new byte[]{1}, p.a().requestOnCallerThread(b, new byte[]{1}, TIMEOUT));
-        int readers = p.b().laneConnectionsAccepted();
+        assertArrayEquals(new byte[]{1}, LaneHooks.requestOverLane(p.a(), b, new byte[]{1}, TIMEOUT));
+        int readers = LaneHooks.laneConnectionsAccepted(p.b());
 
         for (int i = 0; i < 20; i++) {
             try (Socket outsider = new Socket()) { // another address of this host: the members are on 127.0.0.1
@@ -140,8 +145,8 @@ class LaneTamperingTest {
         }
 
         assertEquals(20, p.b().counters().laneRefused());
-        assertEquals(readers, p.b().laneConnectionsAccepted(), "no reader thread started for any of them");
-        assertArrayEquals(new byte[]{2}, p.a().requestOnCallerThread(b, new byte[]{2}, TIMEOUT), "the member still served");
+        assertEquals(readers, LaneHooks.laneConnectionsAccepted(p.b()), "no reader thread started for any of them");
+        assertArrayEquals(new byte[]{2}, LaneHooks.requestOverLane(p.a(), b, new byte[]{2}, TIMEOUT), "the member still served");
     }
 
     /** Batch 0, then batch 1 once batch 0 is written (a frame each on the pipe's connection: frames 1 and 2). */

@@ -1,4 +1,4 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
 
 import org.jgroups.Address;
 import org.jgroups.util.UUID;

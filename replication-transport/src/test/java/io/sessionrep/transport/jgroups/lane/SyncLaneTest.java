@@ -1,4 +1,9 @@
-package io.sessionrep.transport.jgroups;
+package io.sessionrep.transport.jgroups.lane;
+
+import io.sessionrep.transport.jgroups.TestNodes;
+import io.sessionrep.transport.jgroups.RecordingReceiver;
+import io.sessionrep.transport.jgroups.LaneHooks;
+import io.sessionrep.transport.jgroups.JGroupsTransport;
 
 import io.sessionrep.core.config.DiscoveryMode;
 import io.sessionrep.core.config.HostPort;
@@ -66,7 +71,7 @@ class SyncLaneTest {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
         assertTrue(p.b().dataLanePort() > 0, "a sync node opens its lane");
 
-        byte[] reply = p.a().requestOnCallerThread(TestNodes.other(p.a()), "update 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
+        byte[] reply = LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), "update 1".getBytes(StandardCharsets.UTF_8), TIMEOUT);
 
         assertArrayEquals("ack update 1".getBytes(StandardCharsets.UTF_8), reply);
         assertEquals(1, p.a().counters().laneExchanges());
@@ -84,7 +89,7 @@ class SyncLaneTest {
             p.a().send(b, big.clone());
         }
 
-        assertArrayEquals(new byte[]{1}, p.a().requestOnCallerThread(b, new byte[]{42}, Duration.ofSeconds(10)));
+        assertArrayEquals(new byte[]{1}, LaneHooks.requestOverLane(p.a(), b, new byte[]{42}, Duration.ofSeconds(10)));
 
         assertEquals(41, onB.messages.size(), "every channel message was handled before the lane request");
         assertArrayEquals(new byte[]{42}, onB.messages.get(40).message(), "the lane request came last");
@@ -108,11 +113,11 @@ class SyncLaneTest {
         p.a().send(b, new byte[]{7});
         await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 1);
         try {
-            assertNull(p.a().requestOnCallerThread(b, new byte[]{8}, Duration.ofMillis(400)),
+            assertNull(LaneHooks.requestOverLane(p.a(), b, new byte[]{8}, Duration.ofMillis(400)),
                     "not handled within half the time-out: nothing was handled there, the caller takes the channel");
             assertEquals(1, p.b().counters().laneNotHandled());
             assertEquals(1, onB.messages.size(), "the lane request was not handed to the core");
-            assertNull(p.a().requestOnCallerThread(b, new byte[]{9}, Duration.ofMillis(400)),
+            assertNull(LaneHooks.requestOverLane(p.a(), b, new byte[]{9}, Duration.ofMillis(400)),
                     "the lane to that member is paused: straight to the channel");
             assertEquals(1, p.b().counters().laneNotHandled(), "the paused lane was not even asked");
         } finally {
@@ -128,14 +133,14 @@ class SyncLaneTest {
         try {
             long started = System.nanoTime();
             assertThrows(java.util.concurrent.TimeoutException.class,
-                    () -> p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
+                    () -> LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "bounded by the time-out");
             assertEquals(1, p.a().counters().requestsTimedOut());
         } finally {
             release.countDown();
         }
         long exchanged = p.a().counters().laneExchanges();
-        assertArrayEquals(new byte[]{2}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{2}, TIMEOUT));
+        assertArrayEquals(new byte[]{2}, LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{2}, TIMEOUT));
         assertEquals(exchanged + 1, p.a().counters().laneExchanges(), "the next request took the lane again");
     }
 
@@ -154,18 +159,45 @@ class SyncLaneTest {
             java.util.concurrent.CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS)
                     .execute(() -> storedElsewhere.complete(null));
             long started = System.nanoTime();
-            assertThrows(java.util.concurrent.TimeoutException.class, () -> p.a().requestOnCallerThread(
+            assertThrows(java.util.concurrent.TimeoutException.class, () -> LaneHooks.requestOverLane(p.a(), 
                     TestNodes.other(p.a()), new byte[]{1}, Duration.ofSeconds(15), storedElsewhere));
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
-            assertTrue(tookMillis >= 200 + LaneClient.NO_LONGER_NEEDED_GRACE_MILLIS - 10 && tookMillis < 5_000,
+            assertTrue(tookMillis >= 200 + DataLane.NO_LONGER_NEEDED_GRACE_MILLIS - 10 && tookMillis < 5_000,
                     "given up " + tookMillis + " ms after the call, not at the 15 s time-out");
             assertEquals(1, p.a().counters().laneExchangesGivenUp());
             assertEquals(0, p.a().counters().requestsTimedOut());
-            assertNull(p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{2}, TIMEOUT),
+            assertNull(LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{2}, TIMEOUT),
                     "the lane to b rests: the caller takes the channel");
         } finally {
             release.countDown();
         }
+    }
+
+    /**
+     * What the core uses: a request inline whose lane exchange is given up (the reply no longer needed while the
+     * target hangs) lets the caller go, and is sent again over the channel, whose reply completes the future later;
+     * the target handles it twice, once per path.
+     */
+    @Test
+    void aRequestInlineGivenUpOnTheLaneIsSentAgainOverTheChannel() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingReceiver onB = echoOnceReleased(release, 20);
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        java.util.concurrent.CompletableFuture<byte[]> reply;
+        try {
+            java.util.concurrent.CompletableFuture<Void> storedElsewhere = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS)
+                    .execute(() -> storedElsewhere.complete(null));
+            long started = System.nanoTime();
+            reply = p.a().requestInline(TestNodes.other(p.a()), new byte[]{3}, Duration.ofSeconds(15), storedElsewhere);
+            assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "the caller was let go");
+            assertTrue(!reply.isDone(), "the reply comes over the channel once b answers");
+        } finally {
+            release.countDown();
+        }
+        assertArrayEquals(new byte[]{3}, reply.get(10, TimeUnit.SECONDS));
+        await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 2);
+        assertEquals(1, p.a().counters().laneExchangesGivenUp());
     }
 
     /** A receiver that answers each request with its own bytes once {@code release} opens (at most after {@code seconds}). */
@@ -197,7 +229,7 @@ class SyncLaneTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> p.b().counters().laneRefused() == 2);
 
-        assertArrayEquals(new byte[]{5}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{5}, TIMEOUT));
+        assertArrayEquals(new byte[]{5}, LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{5}, TIMEOUT));
         assertEquals(1, onB.messages.size(), "nothing of the hostile connections reached the core");
     }
 
@@ -211,7 +243,7 @@ class SyncLaneTest {
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertTrue(waited >= LaneServer.HELLO_TIMEOUT_MILLIS - 100, "closed after " + waited + " ms");
         }
-        assertArrayEquals(new byte[]{8}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{8}, TIMEOUT));
+        assertArrayEquals(new byte[]{8}, LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{8}, TIMEOUT));
     }
 
     @Test
@@ -227,7 +259,7 @@ class SyncLaneTest {
                 silent.add(s);
             }
 
-            assertArrayEquals(new byte[]{7}, p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{7}, TIMEOUT),
+            assertArrayEquals(new byte[]{7}, LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{7}, TIMEOUT),
                     "the member's request was answered over the lane, not left to the channel");
             assertEquals(1, onB.messages.size());
             // the member's connection came last: every silent one but the newest MAX_SILENT - 1 was closed, and counted
@@ -246,10 +278,10 @@ class SyncLaneTest {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b.clusterKey("a cluster key of 16+ chars"));
         Member b = TestNodes.other(p.a());
 
-        assertArrayEquals(new byte[]{6}, p.a().requestOnCallerThread(b, new byte[]{6}, TIMEOUT));
+        assertArrayEquals(new byte[]{6}, LaneHooks.requestOverLane(p.a(), b, new byte[]{6}, TIMEOUT));
 
-        org.jgroups.Address aAddress = p.a().channel().getAddress();
-        org.jgroups.Address bAddress = p.b().channel().getAddress();
+        org.jgroups.Address aAddress = LaneHooks.address(p.a());
+        org.jgroups.Address bAddress = LaneHooks.address(p.b());
         try (Socket s = new Socket(TestNodes.LOOPBACK, p.b().dataLanePort())) { // a's true identity, but not sealed
             DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
             LaneLink link = LaneLink.atClient(aAddress, bAddress);
@@ -266,6 +298,6 @@ class SyncLaneTest {
     void aNodeWithTheLaneOffHasNoLaneAndTheCallerUsesTheChannel() throws Exception {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), new RecordingReceiver(), b -> b.dataLane(false));
         assertEquals(0, p.b().dataLanePort());
-        assertNull(p.a().requestOnCallerThread(TestNodes.other(p.a()), new byte[]{1}, TIMEOUT));
+        assertNull(LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{1}, TIMEOUT));
     }
 }
