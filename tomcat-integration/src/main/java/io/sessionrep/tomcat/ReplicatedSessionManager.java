@@ -665,6 +665,31 @@ public class ReplicatedSessionManager extends ManagerBase {
     }
 
     /**
+     * A valve ahead of this manager's (an authenticator configured in {@code context.xml} runs before it) has
+     * already looked the requested session up, outside any request this manager knows of: Tomcat keeps that
+     * session for the rest of the request, so no later lookup reaches {@link #findSession}. The request takes
+     * part now, as its first lookup in the valve would have: entered, and the cookie given this node's route.
+     *
+     * @throws OwnershipTimeoutException when the owner did not hand the session over within ownership-timeout
+     */
+    void enterIfLookedUpAhead(Request request) {
+        if (request.getRequestedSessionId() == null || request.getNote(IGNORED_NOTE) != null
+                || request.getNote(LOOKED_UP_NOTE) != null) {
+            return;
+        }
+        Session held;
+        LIVE_ONLY.set(Boolean.TRUE); // only the session the request holds already: no lookup of its own
+        try {
+            held = request.getSessionInternal(false);
+        } finally {
+            LIVE_ONLY.set(Boolean.FALSE);
+        }
+        if (held != null) {
+            lookUpRequested(request);
+        }
+    }
+
+    /**
      * Notes whether {@code request} is one that {@code ignored-paths} matches (by its path inside the context, as
      * Tomcat mapped it): such a request takes no part in the ownership of the session it names.
      */

@@ -60,11 +60,12 @@ final class ReplicationValve extends ValveBase {
     }
 
     private void invokeWithLookups(Request request, Response response) throws IOException, ServletException {
-        if (!request.isAsyncDispatching()) {
-            manager.noteIgnored(request);
-        }
         Request outer = manager.runInValve(request);
         try {
+            if (!request.isAsyncDispatching()) {
+                manager.noteIgnored(request);
+                manager.enterIfLookedUpAhead(request);
+            }
             getNext().invoke(request, response);
         } catch (OwnershipTimeoutException e) {
             // a valve behind this one (the authenticator) looked the session up, and its owner did not hand it
