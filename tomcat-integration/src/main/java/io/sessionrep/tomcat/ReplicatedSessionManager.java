@@ -691,11 +691,13 @@ public class ReplicatedSessionManager extends ManagerBase {
 
     /**
      * Notes whether {@code request} is one that {@code ignored-paths} matches (by its path inside the context, as
-     * Tomcat mapped it): such a request takes no part in the ownership of the session it names.
+     * Tomcat mapped it): such a request takes no part in the ownership of the session it names. Only a request
+     * that names a session is matched: without one there is no ownership to stay out of (a session it creates is
+     * replicated whatever its path).
      */
     void noteIgnored(Request request) {
         ReplicationConfig running = config;
-        if (running != null && running.ignoredPaths().any()
+        if (running != null && running.ignoredPaths().any() && request.getRequestedSessionId() != null
                 && running.ignoredPaths().matches(request.getRequestPathMB().toString())) {
             request.setNote(IGNORED_NOTE, Boolean.TRUE);
         }
@@ -905,13 +907,11 @@ public class ReplicatedSessionManager extends ManagerBase {
         } finally {
             LIVE_ONLY.set(Boolean.FALSE);
         }
-        if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
-                && request.getNote(IGNORED_NOTE) != null && request.getNote(CREATED_NOTE) == null) {
-            replicated.consumeAccess();
+        if (!(session instanceof ReplicatedSession replicated) || replicated.getManager() != this
+                || !replicated.consumeAccess()) {
             return;
         }
-        if (session instanceof ReplicatedSession replicated && replicated.getManager() == this
-                && replicated.consumeAccess()) {
+        if (request.getNote(IGNORED_NOTE) == null || request.getNote(CREATED_NOTE) != null) {
             recordPrincipal(request, replicated);
             requestEnd(replicated);
         }

@@ -27,8 +27,6 @@ final class RequestScope implements AsyncListener {
     private final HttpServletResponse response;
     private final FilterSessionManager sessions;
     private final String cookieName;
-    /** Whether {@code ignored-paths} matches the request: it takes no part in its session's ownership. */
-    private final boolean ignored;
     private final List<ReplicatedHttpSession> used = new ArrayList<>();
     private final AtomicBoolean ended = new AtomicBoolean();
     private boolean requestedResolved;
@@ -45,7 +43,6 @@ final class RequestScope implements AsyncListener {
         this.response = response;
         this.sessions = sessions;
         this.cookieName = cookieName;
-        this.ignored = sessions.ignores(pathInContext(request));
     }
 
     /** The request's path inside the context, decoded: servlet path and path info. */
@@ -138,6 +135,8 @@ final class RequestScope implements AsyncListener {
                 named.add(cookie.getValue());
             }
         }
+        // worked out here, not per request: a request that never asks for its session pays no match
+        boolean ignored = !named.isEmpty() && sessions.ignores(pathInContext(request));
         // the ids of this request: at most a few of them are looked up in the cluster, in the order named
         try (io.sessionrep.core.RequestLookups lookups = io.sessionrep.core.RequestLookups.open(named)) {
             for (String value : named) {
