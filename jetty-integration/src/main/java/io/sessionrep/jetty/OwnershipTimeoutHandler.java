@@ -25,11 +25,7 @@ public class OwnershipTimeoutHandler extends Handler.Wrapper {
     private final IgnoredPaths ignoredPaths;
 
     public OwnershipTimeoutHandler() {
-        this(() -> "JSESSIONID");
-    }
-
-    public OwnershipTimeoutHandler(Supplier<String> cookieName) {
-        this(cookieName, IgnoredPaths.NONE);
+        this(() -> "JSESSIONID", IgnoredPaths.NONE);
     }
 
     /**
