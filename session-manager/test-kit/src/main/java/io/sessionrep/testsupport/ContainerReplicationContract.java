@@ -525,12 +525,7 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
             assertEquals("blue", user.get(b, "op=get&name=color").body());
             return;
         }
-        RequestGates.Gate held = RequestGates.create("lazy-held");
-        ExecutorService threads = Executors.newSingleThreadExecutor();
-        try {
-            Future<Browser.Reply> holder = threads.submit(() ->
-                    user.get(a, "op=wait-and-set&name=color&value=green&gate=lazy-held"));
-            assertTrue(held.awaitReached(30), "a request holds the session on node-a");
+        whileARequestHoldsTheSession(a, "lazy-held", () -> {
             long start = System.nanoTime();
             Browser.Reply page = user.getPath(b, StaticFiles.PAGE);
             Browser.Reply missing = user.getPath(b, "no/such/page");
@@ -544,12 +539,7 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
             assertEquals(0, acquired(b), "node-b asked for no hand-over");
             assertEquals(0, granted(a), "node-a handed nothing over");
             assertTrue(a.holdsLive(id), "the session stayed on node-a");
-            held.open();
-            assertEquals("ok", holder.get(30, TimeUnit.SECONDS).body());
-        } finally {
-            held.open();
-            threads.shutdownNow();
-        }
+        });
         Browser.Reply read = user.get(b, "op=get&name=color");
         assertEquals("green", read.body(), "the request that reads the session gets its newest write");
         assertEquals(id + ".node-b", read.setCookie(), "and moves it: the route names node-b");
@@ -625,25 +615,41 @@ public abstract class ContainerReplicationContract<N extends EmbeddedNode> {
         N a = cluster.node(0);
         N b = cluster.node(1);
         assertEquals("ok", user.get(a, "op=set&name=color&value=blue").body());
-        RequestGates.Gate held = RequestGates.create("refused-held");
-        ExecutorService threads = Executors.newSingleThreadExecutor();
-        try {
-            Future<Browser.Reply> holder = threads.submit(() ->
-                    user.get(a, "op=wait-and-set&name=color&value=green&gate=refused-held"));
-            assertTrue(held.awaitReached(30), "a request holds the session on node-a");
+        whileARequestHoldsTheSession(a, "refused-held", () -> {
             Browser.Reply refused = user.get(b, "op=get&name=color");
             assertEquals(503, refused.status(), refused.body());
             assertEquals("1", refused.retryAfter());
             assertEquals(io.sessionrep.core.OwnershipTimeoutException.REASON, refused.refused());
             assertNull(refused.setCookie(), "the refused request does not move the route");
             assertEquals(1, b.count(ReplicationMetrics.OWNERSHIP_TIMEOUTS));
+        });
+        assertEquals("green", user.get(b, "op=get&name=color").body());
+    }
+
+    /** What runs while {@link #whileARequestHoldsTheSession} holds the session. */
+    @FunctionalInterface
+    private interface WhileHeld {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code whileHeld} while a request of the user on {@code owner} holds the session (it sets color=green and
+     * waits at the gate {@code gate}), then lets that request end and checks it succeeded.
+     */
+    private void whileARequestHoldsTheSession(N owner, String gate, WhileHeld whileHeld) throws Exception {
+        RequestGates.Gate held = RequestGates.create(gate);
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try {
+            Future<Browser.Reply> holder = threads.submit(() ->
+                    user.get(owner, "op=wait-and-set&name=color&value=green&gate=" + gate));
+            assertTrue(held.awaitReached(30), "a request holds the session on " + owner.name());
+            whileHeld.run();
             held.open();
             assertEquals("ok", holder.get(30, TimeUnit.SECONDS).body());
         } finally {
             held.open();
             threads.shutdownNow();
         }
-        assertEquals("green", user.get(b, "op=get&name=color").body());
     }
 
     /** What {@link #sentPerRequest} measured for each of its three requests. */
