@@ -3,17 +3,13 @@ package io.sessionrep.transport.jgroups.lane;
 import io.sessionrep.transport.jgroups.TestNodes;
 import io.sessionrep.transport.jgroups.RecordingReceiver;
 import io.sessionrep.transport.jgroups.LaneHooks;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 
-import io.sessionrep.core.config.DiscoveryMode;
-import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -47,20 +43,9 @@ class SyncLaneTest {
         nodes.close();
     }
 
-    private ReplicationConfig syncNode(String name, int port, int peerPort, UnaryOperator<ReplicationConfig.Builder> more) {
-        return more.apply(ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
-                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
-                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(ReplicationMode.SYNC)).build();
-    }
-
     private TestNodes.Pair syncPair(RecordingReceiver onA, RecordingReceiver onB, UnaryOperator<ReplicationConfig.Builder> more)
             throws IOException {
-        int[] ports = TestNodes.freePorts(2);
-        JGroupsTransport a = nodes.start(syncNode("a", ports[0], ports[1], more), onA);
-        JGroupsTransport b = nodes.start(syncNode("b", ports[1], ports[0], more), onB);
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
-        return new TestNodes.Pair(a, b);
+        return nodes.startPair(onA, onB, options -> more.apply(options.replicationMode(ReplicationMode.SYNC)));
     }
 
 
