@@ -56,12 +56,11 @@ final class AcknowledgedSend {
      *                       shortly after, and the acknowledgement, if it comes, counts when it comes (a backup that
      *                       hangs holds the request only that long)
      */
-    CompletableFuture<Message.AckStatus> sendOnCallerThread(Member target, Encoded update, java.time.Duration timeout,
-                                                            CompletableFuture<?> noLongerNeeded) {
+    CompletableFuture<Message.AckStatus> sendInline(Member target, Encoded update, java.time.Duration timeout,
+                                                    CompletableFuture<?> noLongerNeeded) {
         countSent(update);
         return node.transport.requestInline(target, update.bytes(), timeout, noLongerNeeded)
-                .thenApply(reply -> acknowledgement(target, update, reply))
-                .thenCompose(status -> resyncIfAsked(target, update, status, true, true));
+                .thenCompose(reply -> resyncIfAsked(target, update, acknowledgement(target, update, reply), true, true));
     }
 
     /** When the backup answered that it needs a full copy, sends one (see {@link #send}). */

@@ -46,7 +46,7 @@ final class RequestEndReplication {
 
     /**
      * A sync update left to send once the session's monitor is released: the update to the session's first
-     * backup, sent on the request thread ({@link AcknowledgedSend#sendOnCallerThread}). Waiting for the round trip
+     * backup, sent on the request thread ({@link AcknowledgedSend#sendInline}). Waiting for the round trip
      * under the monitor could wait on a backup that itself waits for this node (a request thread there holding a
      * session this node's message needs, both bounded by sync-timeout only).
      */
@@ -114,7 +114,7 @@ final class RequestEndReplication {
         if (after != null) { // the update to the first backup, the others' (if any) already on their way
             CompletableFuture<Boolean> noLongerDecides = acks.isEmpty() ? null : appliedOrDeparted(acks);
             acks.add(confirmOnAck(after.entry(), after.target(),
-                    acknowledged.sendOnCallerThread(after.target(), after.update(), exchangeTimeout, noLongerDecides)));
+                    acknowledged.sendInline(after.target(), after.update(), exchangeTimeout, noLongerDecides)));
         }
         return awaitFirstAck(acks, started);
     }

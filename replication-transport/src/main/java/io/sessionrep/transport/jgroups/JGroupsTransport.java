@@ -370,11 +370,6 @@ public final class JGroupsTransport implements ReplicationTransport {
         }
     }
 
-    /** As {@link #requestOverLane(Member, byte[], Duration, java.util.concurrent.CompletionStage)}, needed to the end. */
-    byte[] requestOverLane(Member target, byte[] message, Duration timeout) throws TimeoutException {
-        return requestOverLane(target, message, timeout, null);
-    }
-
     /**
      * The exchange over the data lane ({@link DataLane#request}); null, sending nothing, when this node or
      * {@code target} has none. The target handles it once it has handled every channel message this node handed over
@@ -391,7 +386,7 @@ public final class JGroupsTransport implements ReplicationTransport {
     }
 
     /** A one-way message over the data lane, as {@link #requestOverLane}: true once handled; false when there is none. */
-    boolean deliverOverLane(Member target, byte[] message, Duration timeout) throws TimeoutException {
+    private boolean deliverOverLane(Member target, byte[] message, Duration timeout) throws TimeoutException {
         DataLane l = lane;
         Address address = l != null && running ? membership.addressOf(target) : null;
         return address != null && l.deliver(address, message, timeout);

@@ -73,7 +73,7 @@ class LaneAfterMergeTest {
         int overTheLane = 0;
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         for (int i = 0; overTheLane < 3 && System.nanoTime() < deadline; i++) {
-            byte[] reply = a.requestOverLane(bOfA, new byte[]{2, (byte) i}, TIMEOUT);
+            byte[] reply = a.requestOverLane(bOfA, new byte[]{2, (byte) i}, TIMEOUT, null);
             if (reply != null) {
                 overTheLane++;
             } else {
@@ -89,7 +89,7 @@ class LaneAfterMergeTest {
 
     private static byte[] exchange(JGroupsTransport from, Member to, int attempts) throws Exception {
         for (int i = 0; i < attempts; i++) {
-            byte[] reply = from.requestOverLane(to, new byte[]{9}, TIMEOUT);
+            byte[] reply = from.requestOverLane(to, new byte[]{9}, TIMEOUT, null);
             if (reply != null) {
                 return reply;
             }

@@ -30,7 +30,7 @@ public final class LaneHooks {
     /** {@code requestOverLane}: null when there is no lane to {@code target}; throws when it failed after the write. */
     public static byte[] requestOverLane(JGroupsTransport transport, Member target, byte[] message, Duration timeout)
             throws TimeoutException {
-        return transport.requestOverLane(target, message, timeout);
+        return transport.requestOverLane(target, message, timeout, null);
     }
 
     /** As above, given up soon after {@code noLongerNeeded} completes. */

@@ -49,15 +49,15 @@ public final class TestNodes implements AutoCloseable {
 
     /** Two static nodes "a" and "b" on free ports that list each other, started and seeing each other. */
     public Pair startPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
-        return startPair(onA, onB, config -> config);
+        return startPair(onA, onB, options -> options);
     }
 
-    /** As {@link #startPair(RecordingReceiver, RecordingReceiver)}, each node's configuration changed by {@code configure}. */
-    public Pair startPair(RecordingReceiver onA, RecordingReceiver onB, java.util.function.UnaryOperator<ReplicationConfig> configure)
-            throws IOException {
+    /** As {@link #startPair(RecordingReceiver, RecordingReceiver)}, with {@code options} set on each node's {@link #staticNodeOptions}. */
+    public Pair startPair(RecordingReceiver onA, RecordingReceiver onB,
+                          java.util.function.UnaryOperator<ReplicationConfig.Builder> options) throws IOException {
         int[] ports = freePorts(2);
-        JGroupsTransport a = start(configure.apply(staticNode("a", ports[0], ports[1])), onA);
-        JGroupsTransport b = start(configure.apply(staticNode("b", ports[1], ports[0])), onB);
+        JGroupsTransport a = start(options.apply(staticNodeOptions("a", ports[0], ports[1])).build(), onA);
+        JGroupsTransport b = start(options.apply(staticNodeOptions("b", ports[1], ports[0])).build(), onB);
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> a.members().size() == 2 && b.members().size() == 2);
         return new Pair(a, b);

@@ -264,6 +264,11 @@ public final class DataLane implements AutoCloseable {
         return endpoint == null ? null : client.openPipe(endpoint, host.self(), timeout, onFailure);
     }
 
+    /** From now on connects to {@code at} for {@code member}'s lane (tests in this package: a relay on the way). */
+    void routeTo(Address member, InetSocketAddress at) {
+        endpoints.put(member, new LaneClient.Endpoint(member, at));
+    }
+
     /** Stops serving as if the lane had failed (tests): connections drop, new ones are refused. */
     public void stopServing() {
         server.close();

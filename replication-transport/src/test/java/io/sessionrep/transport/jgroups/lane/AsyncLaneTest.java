@@ -3,10 +3,7 @@ package io.sessionrep.transport.jgroups.lane;
 import io.sessionrep.transport.jgroups.TestNodes;
 import io.sessionrep.transport.jgroups.RecordingReceiver;
 import io.sessionrep.transport.jgroups.LaneHooks;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 
-import io.sessionrep.core.config.DiscoveryMode;
-import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
@@ -44,24 +41,13 @@ class AsyncLaneTest {
         nodes.close();
     }
 
-    private ReplicationConfig asyncNode(String name, int port, int peerPort, UnaryOperator<ReplicationConfig.Builder> more) {
-        return more.apply(ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
-                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
-                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(ReplicationMode.ASYNC).asyncLane(true)).build();
-    }
-
     private TestNodes.Pair asyncPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
         return asyncPair(onA, onB, b -> b);
     }
 
     private TestNodes.Pair asyncPair(RecordingReceiver onA, RecordingReceiver onB, UnaryOperator<ReplicationConfig.Builder> more)
             throws IOException {
-        int[] ports = TestNodes.freePorts(2);
-        JGroupsTransport a = nodes.start(asyncNode("a", ports[0], ports[1], more), onA);
-        JGroupsTransport b = nodes.start(asyncNode("b", ports[1], ports[0], more), onB);
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
-        return new TestNodes.Pair(a, b);
+        return nodes.startPair(onA, onB, options -> more.apply(options.replicationMode(ReplicationMode.ASYNC).asyncLane(true)));
     }
 
 

@@ -4,18 +4,14 @@ import io.sessionrep.transport.jgroups.TestNodes;
 import io.sessionrep.transport.jgroups.JGroupsTransport;
 import io.sessionrep.transport.jgroups.LaneHooks;
 
-import org.jgroups.Address;
-
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -47,15 +43,10 @@ final class LaneRelay implements AutoCloseable {
     }
 
     /** A relay through which {@code from}'s lane client reaches {@code to}'s lane from now on. */
-    static LaneRelay between(JGroupsTransport from, JGroupsTransport to, Tamper toServer, Tamper toClient) throws Exception {
+    static LaneRelay between(JGroupsTransport from, JGroupsTransport to, Tamper toServer, Tamper toClient) throws IOException {
         LaneRelay relay = new LaneRelay(new InetSocketAddress(TestNodes.LOOPBACK, to.dataLanePort()), toServer, toClient);
-        Address member = LaneHooks.address(to);
-        Field f = DataLane.class.getDeclaredField("endpoints");
-        f.setAccessible(true);
-        @SuppressWarnings("unchecked")
-        Map<Address, LaneClient.Endpoint> endpoints = (Map<Address, LaneClient.Endpoint>) f.get(LaneHooks.lane(from));
-        endpoints.put(member, new LaneClient.Endpoint(member,
-                new InetSocketAddress(TestNodes.LOOPBACK, relay.server.getLocalPort())));
+        LaneHooks.lane(from).routeTo(LaneHooks.address(to),
+                new InetSocketAddress(TestNodes.LOOPBACK, relay.server.getLocalPort()));
         return relay;
     }
 

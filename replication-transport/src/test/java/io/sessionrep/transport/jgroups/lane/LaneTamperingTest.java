@@ -3,10 +3,7 @@ package io.sessionrep.transport.jgroups.lane;
 import io.sessionrep.transport.jgroups.TestNodes;
 import io.sessionrep.transport.jgroups.RecordingReceiver;
 import io.sessionrep.transport.jgroups.LaneHooks;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 
-import io.sessionrep.core.config.DiscoveryMode;
-import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
@@ -159,19 +156,8 @@ class LaneTamperingTest {
 
     private TestNodes.Pair pair(ReplicationMode mode, RecordingReceiver onB, UnaryOperator<ReplicationConfig.Builder> more)
             throws Exception {
-        int[] ports = TestNodes.freePorts(2);
-        JGroupsTransport a = nodes.start(node("a", ports[0], ports[1], mode, more), new RecordingReceiver());
-        JGroupsTransport b = nodes.start(node("b", ports[1], ports[0], mode, more), onB);
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
-        return new TestNodes.Pair(a, b);
-    }
-
-    private ReplicationConfig node(String name, int port, int peerPort, ReplicationMode mode,
-                                   UnaryOperator<ReplicationConfig.Builder> more) {
-        return more.apply(ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
-                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
-                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(mode).asyncLane(mode == ReplicationMode.ASYNC)).build();
+        return nodes.startPair(new RecordingReceiver(), onB,
+                options -> more.apply(options.replicationMode(mode).asyncLane(mode == ReplicationMode.ASYNC)));
     }
 
     private static byte[] numbered(int i) {

@@ -3,17 +3,13 @@ package io.sessionrep.transport.jgroups.lane;
 import io.sessionrep.transport.jgroups.TestNodes;
 import io.sessionrep.transport.jgroups.RecordingReceiver;
 import io.sessionrep.transport.jgroups.LaneHooks;
-import io.sessionrep.transport.jgroups.JGroupsTransport;
 
-import io.sessionrep.core.config.DiscoveryMode;
-import io.sessionrep.core.config.HostPort;
 import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.config.ReplicationMode;
 import io.sessionrep.core.transport.Member;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -21,13 +17,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,20 +46,9 @@ class SyncLaneTest {
         nodes.close();
     }
 
-    private ReplicationConfig syncNode(String name, int port, int peerPort, UnaryOperator<ReplicationConfig.Builder> more) {
-        return more.apply(ReplicationConfig.builder().nodeName(name).machineId(name + "-host")
-                .clusterName(nodes.clusterName).discovery(DiscoveryMode.STATIC).bindAddress(TestNodes.LOOPBACK)
-                .bindPort(port).peers(List.of(new HostPort(TestNodes.LOOPBACK, peerPort)))
-                .replicationMode(ReplicationMode.SYNC)).build();
-    }
-
     private TestNodes.Pair syncPair(RecordingReceiver onA, RecordingReceiver onB, UnaryOperator<ReplicationConfig.Builder> more)
             throws IOException {
-        int[] ports = TestNodes.freePorts(2);
-        JGroupsTransport a = nodes.start(syncNode("a", ports[0], ports[1], more), onA);
-        JGroupsTransport b = nodes.start(syncNode("b", ports[1], ports[0], more), onB);
-        await().atMost(Duration.ofSeconds(20)).until(() -> a.members().size() == 2 && b.members().size() == 2);
-        return new TestNodes.Pair(a, b);
+        return nodes.startPair(onA, onB, options -> more.apply(options.replicationMode(ReplicationMode.SYNC)));
     }
 
 
@@ -132,7 +120,7 @@ class SyncLaneTest {
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
         try {
             long started = System.nanoTime();
-            assertThrows(java.util.concurrent.TimeoutException.class,
+            assertThrows(TimeoutException.class,
                     () -> LaneHooks.requestOverLane(p.a(), TestNodes.other(p.a()), new byte[]{1}, Duration.ofMillis(300)));
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "bounded by the time-out");
             assertEquals(1, p.a().counters().requestsTimedOut());
@@ -155,11 +143,9 @@ class SyncLaneTest {
         RecordingReceiver onB = echoOnceReleased(release, 20);
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
         try {
-            java.util.concurrent.CompletableFuture<Void> storedElsewhere = new java.util.concurrent.CompletableFuture<>();
-            java.util.concurrent.CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS)
-                    .execute(() -> storedElsewhere.complete(null));
+            CompletableFuture<Void> storedElsewhere = completedIn(200);
             long started = System.nanoTime();
-            assertThrows(java.util.concurrent.TimeoutException.class, () -> LaneHooks.requestOverLane(p.a(), 
+            assertThrows(TimeoutException.class, () -> LaneHooks.requestOverLane(p.a(), 
                     TestNodes.other(p.a()), new byte[]{1}, Duration.ofSeconds(15), storedElsewhere));
             long tookMillis = (System.nanoTime() - started) / 1_000_000;
             assertTrue(tookMillis >= 200 + DataLane.NO_LONGER_NEEDED_GRACE_MILLIS - 10 && tookMillis < 5_000,
@@ -183,21 +169,47 @@ class SyncLaneTest {
         CountDownLatch release = new CountDownLatch(1);
         RecordingReceiver onB = echoOnceReleased(release, 20);
         TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
-        java.util.concurrent.CompletableFuture<byte[]> reply;
+        CompletableFuture<byte[]> reply;
         try {
-            java.util.concurrent.CompletableFuture<Void> storedElsewhere = new java.util.concurrent.CompletableFuture<>();
-            java.util.concurrent.CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS)
-                    .execute(() -> storedElsewhere.complete(null));
+            CompletableFuture<Void> storedElsewhere = completedIn(200);
             long started = System.nanoTime();
             reply = p.a().requestInline(TestNodes.other(p.a()), new byte[]{3}, Duration.ofSeconds(15), storedElsewhere);
             assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "the caller was let go");
-            assertTrue(!reply.isDone(), "the reply comes over the channel once b answers");
+            assertFalse(reply.isDone(), "the reply comes over the channel once b answers");
         } finally {
             release.countDown();
         }
         assertArrayEquals(new byte[]{3}, reply.get(10, TimeUnit.SECONDS));
         await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 2);
         assertEquals(1, p.a().counters().laneExchangesGivenUp());
+    }
+
+    /**
+     * What sync invalidations use: a one-way message that the target does not handle within the time-out (it hangs on
+     * it) lets the caller go with a time-out, and is sent over the channel as well, so that it arrives however the
+     * lane's try ends; the target handles it twice, once per path.
+     */
+    @Test
+    void aMessageNotSeenHandledInTimeIsSentOverTheChannelAsWell() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingReceiver onB = echoOnceReleased(release, 20);
+        TestNodes.Pair p = syncPair(new RecordingReceiver(), onB, b -> b);
+        try {
+            long started = System.nanoTime();
+            assertThrows(TimeoutException.class,
+                    () -> p.a().sendAndAwaitHandled(TestNodes.other(p.a()), new byte[]{4}, Duration.ofMillis(300)));
+            assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "bounded by the time-out");
+            assertEquals(1, p.a().counters().requestsTimedOut(), "it was written on the lane, and timed out there");
+        } finally {
+            release.countDown();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> onB.messages.size() == 2);
+        onB.messages.forEach(m -> assertArrayEquals(new byte[]{4}, m.message()));
+    }
+
+    /** A stage that completes {@code millis} from now (another backup storing the update then). */
+    private static CompletableFuture<Void> completedIn(long millis) {
+        return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
     }
 
     /** A receiver that answers each request with its own bytes once {@code release} opens (at most after {@code seconds}). */

@@ -6,6 +6,7 @@ import io.sessionrep.transport.jgroups.RecordingReceiver;
 import io.sessionrep.transport.jgroups.TestCertificates;
 import io.sessionrep.transport.jgroups.LaneHooks;
 
+import io.sessionrep.core.config.ReplicationConfig;
 import io.sessionrep.core.transport.Member;
 import io.sessionrep.core.transport.ReplicationTransport.Outbound;
 import org.junit.jupiter.api.AfterEach;
@@ -70,8 +71,10 @@ class TlsLaneTest {
 
     /** Two nodes with mutual TLS, each with its own key store and the trust store of both. */
     private TestNodes.Pair tlsPair(RecordingReceiver onA, RecordingReceiver onB) throws IOException {
-        return nodes.startPair(onA, onB, config -> TlsClusterTest.withTls(config,
-                dir.resolve(config.nodeName() + ".p12"), trust).build());
+        return nodes.startPair(onA, onB, options -> {
+            ReplicationConfig plain = options.build();
+            return TlsClusterTest.withTls(plain, dir.resolve(plain.nodeName() + ".p12"), trust);
+        });
     }
 
     @Test
