@@ -17,7 +17,11 @@ import java.security.Principal;
  * attribute change. Placed in front of the context's session handler by {@link ReplicatedContext#install}.
  *
  * <p>Cost: one callback wrapper a request; a request without a session or a user reads one request attribute, a
- * request whose user is the recorded one compares two strings; only a change writes the attribute.
+ * request whose user is the recorded one compares two strings; only a change writes the attribute. The wrapper cannot
+ * be left out for requests without a session or user: neither is known when the request enters (the servlet may
+ * create the session or log the user in), and Jetty's only request-end hook limited to a session, the session
+ * manager's own stream wrapper, is not open to a handler (Jetty's session handler itself adds that wrapper to every
+ * request).
  */
 final class PrincipalRecorder extends Handler.Wrapper {
     private final SessionManager sessions;

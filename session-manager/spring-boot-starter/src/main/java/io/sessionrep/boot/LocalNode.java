@@ -70,10 +70,6 @@ public final class LocalNode {
         return node == null ? Optional.empty() : node.replicator();
     }
 
-    static Installed of(Supplier<Readiness> readiness, Supplier<SessionReplicator> running) {
-        return of(readiness, running, () -> null);
-    }
-
     static Installed of(Supplier<Readiness> readiness, Supplier<SessionReplicator> running,
                         Supplier<SessionAdmin> admin) {
         return new Installed() {

@@ -23,7 +23,7 @@ class ReadinessPublisherTest {
     private final ReadinessPublisher publisher = new ReadinessPublisher(node, availability, events);
 
     ReadinessPublisherTest() {
-        node.attach(LocalNode.of(nodeReadiness::get, () -> null));
+        node.attach(LocalNode.of(nodeReadiness::get, () -> null, () -> null));
         AvailabilityChangeEvent.publish(events, this, ReadinessState.ACCEPTING_TRAFFIC); // the application is ready
     }
 
